@@ -1,0 +1,5 @@
+import sys
+
+from rtlint.cli import main
+
+sys.exit(main())

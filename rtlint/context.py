@@ -1,0 +1,95 @@
+"""What a rule sees of a file: for checking (the `ast` tree) and for fixing (LibCST)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, Iterator, TypeVar
+
+from rtlint.rule import Settings
+from rtlint.source import split_lines
+
+T = TypeVar("T")
+
+# A statement's address, shared by the `ast` and the LibCST tree of the same source:
+# steps such as ("body", 3), ("orelse", 0), ("handlers", 1, 0), ("cases", 2, 0).
+StatementPath = tuple[tuple[Any, ...], ...]
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+
+
+def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, StatementPath]]:
+    """Every statement of the module with its path, parents before children (no recursion,
+    so very deep files do not exhaust the stack)."""
+    stack: list[tuple[ast.AST, StatementPath]] = [(tree, ())]
+    while stack:
+        node, path = stack.pop()
+        children: list[tuple[ast.stmt, StatementPath]] = []
+        for field in _BLOCK_FIELDS:
+            for index, child in enumerate(getattr(node, field, None) or ()):
+                if isinstance(child, ast.stmt):
+                    children.append((child, path + ((field, index),)))
+        for h, handler in enumerate(getattr(node, "handlers", None) or ()):
+            for index, child in enumerate(handler.body):
+                children.append((child, path + (("handlers", h, index),)))
+        for c, case in enumerate(getattr(node, "cases", None) or ()):
+            for index, child in enumerate(case.body):
+                children.append((child, path + (("cases", c, index),)))
+        for child, child_path in children:
+            yield child, child_path
+        stack.extend(reversed(children))
+
+
+class FileContext:
+    """One parsed file, shared by every rule; analyses are computed once and memoised."""
+
+    def __init__(
+        self, display_path: str, text: str, tree: ast.Module, settings: Settings
+    ) -> None:
+        self.display_path = display_path
+        self.text = text
+        self.tree = tree
+        self.settings = settings
+        self._lines: list[str] | None = None
+        self._memo: dict[Any, Any] = {}
+        self._paths: dict[int, StatementPath] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    def memo(self, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()` once per file, whichever rule asks first."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def path_of(self, stmt: ast.stmt) -> StatementPath:
+        if self._paths is None:
+            self._paths = {id(s): p for s, p in iter_statement_paths(self.tree)}
+        return self._paths[id(stmt)]
+
+    def position(self, lineno: int, col_offset: int) -> tuple[int, int]:
+        """1-based line and character column from ast's line and UTF-8 byte offset."""
+        lines = self.lines
+        if 1 <= lineno <= len(lines):
+            text = lines[lineno - 1]
+            if not text.isascii():
+                col_offset = len(text.encode("utf-8")[:col_offset].decode("utf-8", "replace"))
+        return lineno, col_offset + 1
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ""
+
+
+class FixContext:
+    """The LibCST tree of the file, and edits keyed by the identity of original nodes."""
+
+    def __init__(self, text: str, settings: Settings, module: Any = None) -> None:
+        from rtlint import cstedit
+
+        self.text = text
+        self.settings = settings
+        self.module = module if module is not None else cstedit.parse(text)
+        self.editor = cstedit.Editor(self.module)

@@ -1,0 +1,217 @@
+"""Statement-level edits on a LibCST tree, addressed by the paths of the `ast` tree.
+
+Rules detect on `ast` and fix on LibCST; a StatementPath names the same statement in both.
+Edits are recorded against the identity of original nodes and applied in one transform,
+so every statement the fix does not touch keeps its exact text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence, Union
+
+import libcst as cst
+
+Block = Union[cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite]
+
+
+def parse(text: str) -> cst.Module:
+    return cst.parse_module(text)
+
+
+@dataclass
+class Located:
+    """Where a statement lives: its block, the index of its line in the block, and the node."""
+
+    block: Block | None  # None for an `elif`, which has no block of its own
+    index: int  # index into block.body
+    node: Any  # the statement (a small statement when `shares_line`)
+    line: Any  # the block entry holding it (SimpleStatementLine or compound statement)
+    shares_line: bool  # one of several `;`-separated statements on a line
+
+
+def _block_of(node: Any, step: tuple[Any, ...]) -> Block | Any | None:
+    field = step[0]
+    if isinstance(node, cst.Module):
+        return node
+    if field == "body":
+        return node.body
+    if field == "orelse":
+        orelse = node.orelse
+        return orelse if isinstance(orelse, cst.If) else orelse.body
+    if field == "finalbody":
+        return node.finalbody.body
+    if field == "handlers":
+        return node.handlers[step[1]].body
+    if field == "cases":
+        return node.cases[step[1]].body
+    raise KeyError(step)
+
+
+def _flat_entries(block: Block) -> list[tuple[int, Any, Any, bool]]:
+    """(line index, statement, line, shares_line) for every statement as `ast` counts them."""
+    entries = []
+    if isinstance(block, cst.SimpleStatementSuite):
+        for small in block.body:
+            entries.append((0, small, block, len(block.body) > 1))
+        return entries
+    for index, line in enumerate(block.body):
+        if isinstance(line, cst.SimpleStatementLine):
+            for small in line.body:
+                entries.append((index, small if len(line.body) > 1 else line, line, len(line.body) > 1))
+        else:
+            entries.append((index, line, line, False))
+    return entries
+
+
+def locate(module: cst.Module, path: Sequence[tuple[Any, ...]]) -> Located:
+    node: Any = module
+    located: Located | None = None
+    for step in path:
+        block = _block_of(node, step)
+        if isinstance(block, cst.If):  # elif: the statement is the If itself
+            located = Located(None, 0, block, block, False)
+            node = block
+            continue
+        index, stmt, line, shares = _flat_entries(block)[step[-1]]
+        located = Located(block, index, stmt, line, shares)
+        node = line if not shares else stmt
+    if located is None:
+        raise KeyError("empty path")
+    return located
+
+
+class CannotFix(Exception):
+    """The fix cannot be built on this tree; the message says why."""
+
+
+class Editor:
+    """Collects edits against original nodes; `result()` applies them in one pass."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._edits: dict[int, list[Callable[[Any], Any]]] = {}
+        self._block_ops: dict[int, list[tuple[int, int, Callable[[list[Any]], list[Any]]]]] = {}
+
+    # -- parsing snippets in the module's own style ----------------------------------
+    def statement(self, code: str) -> cst.BaseStatement:
+        return cst.parse_statement(code, config=self.module.config_for_parsing)
+
+    def expression(self, code: str) -> cst.BaseExpression:
+        return cst.parse_expression(code, config=self.module.config_for_parsing)
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def locate(self, path: Sequence[tuple[Any, ...]]) -> Located:
+        return locate(self.module, path)
+
+    # -- edits ------------------------------------------------------------------------
+    def replace(self, node: cst.CSTNode, change: Callable[[Any], Any]) -> None:
+        """Replace `node` (an original node) by change(updated node)."""
+        self._edits.setdefault(id(node), []).append(change)
+
+    def _block_op(self, located: Located, start: int, stop: int, op: Callable[[list[Any]], list[Any]]) -> None:
+        if located.block is None:
+            raise CannotFix("the statement is an elif branch")
+        if located.shares_line:
+            raise CannotFix("the statement shares its line with others (';')")
+        ops = self._block_ops.setdefault(id(located.block), [])
+        for other_start, other_stop, _ in ops:
+            if start < other_stop and other_start < stop or (start == stop == other_start == other_stop):
+                raise CannotFix("two edits of one fix overlap")
+        ops.append((start, stop, op))
+
+    def insert_before(self, located: Located, statements: Sequence[cst.BaseStatement]) -> None:
+        self._block_op(located, located.index, located.index, lambda _: list(statements))
+
+    def insert_after(self, located: Located, statements: Sequence[cst.BaseStatement]) -> None:
+        at = located.index + 1
+        self._block_op(located, at, at, lambda _: list(statements))
+
+    def remove(self, located: Located) -> None:
+        self._block_op(located, located.index, located.index + 1, lambda _: [])
+
+    def move_before(self, located: Located, target: Located) -> None:
+        """Move the statement at `located` to just before `target` (comments above it go
+        with it; blank lines above it stay where they were)."""
+        import libcst as cst
+
+        node = located.line
+        kept = [line for line in node.leading_lines if line.comment is not None]
+        moved = node.with_changes(leading_lines=kept)
+        self.remove(located)
+        self.insert_before(target, [moved])
+
+    def wrap(
+        self,
+        first: Located,
+        last: Located,
+        header: str,
+        flatten: Callable[[Any], bool] = lambda node: False,
+    ) -> None:
+        """Put the statements from `first` through `last` (one block) under `header:`,
+        e.g. "async with self._lock". Statements for which `flatten` is true (an inner
+        `async with` of the same lock) are replaced by their body."""
+        if first.block is not last.block:
+            raise CannotFix("the statements are not in one block")
+        if last.shares_line:
+            raise CannotFix("the statement shares its line with others (';')")
+        template = self.statement(f"{header}:\n    pass\n")
+
+        def op(statements: list[Any]) -> list[Any]:
+            body: list[Any] = []
+            for stmt in statements:
+                if flatten(stmt):
+                    inner = list(stmt.body.body)
+                    if inner:
+                        inner[0] = inner[0].with_changes(
+                            leading_lines=[*stmt.leading_lines, *inner[0].leading_lines]
+                        )
+                    body.extend(inner)
+                else:
+                    body.append(stmt)
+            # comments above the first statement stay above the new block
+            leading = body[0].leading_lines
+            body[0] = body[0].with_changes(leading_lines=())
+            return [
+                template.with_changes(
+                    body=template.body.with_changes(body=body), leading_lines=leading
+                )
+            ]
+
+        self._block_op(first, first.index, last.index + 1, op)
+
+    def result(self) -> cst.Module:
+        return self.module.visit(_Apply(self._edits, self._block_ops))
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, edits: dict[int, list[Callable[[Any], Any]]], block_ops: dict[int, list[Any]]) -> None:
+        super().__init__()
+        self.edits = edits
+        self.block_ops = block_ops
+
+    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
+        result = updated_node
+        for change in self.edits.get(id(original_node), ()):
+            result = change(result)
+        ops = self.block_ops.get(id(original_node))
+        if ops:
+            result = _apply_block_ops(result, ops)
+        return result
+
+
+def _apply_block_ops(block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]) -> Any:
+    if isinstance(block, cst.SimpleStatementSuite):
+        # a one-line suite (`if x: a; b`) becomes an indented block so lines can be edited
+        block = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[s]) for s in block.body])
+    body = list(block.body)
+    # from the end, so earlier indexes stay valid
+    for start, stop, op in sorted(ops, key=lambda o: (o[0], o[1]), reverse=True):
+        body[start:stop] = op(body[start:stop])
+    if isinstance(block, cst.Module):
+        return block.with_changes(body=body)
+    if not body:  # a block cannot be empty: the statement removed was its only one
+        body = [cst.SimpleStatementLine(body=[cst.Pass()])]
+    return block.with_changes(body=body)

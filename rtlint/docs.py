@@ -1,0 +1,44 @@
+"""Rule documentation, rendered from the rule classes (the single source for `rtlint
+explain`, `rtlint rules`, SARIF help and the README's rule table)."""
+
+from __future__ import annotations
+
+from rtlint import registry
+from rtlint.rule import Rule
+
+FIX_LABELS = {"always": "yes", "sometimes": "sometimes", "none": "no"}
+
+
+def page(rule: type[Rule]) -> str:
+    lines = [f"# {rule.code} {rule.name}", "", rule.summary, "", rule.documentation(), ""]
+    if rule.options:
+        lines += ["## Configuration", "", "In `[tool.rtlint]` of pyproject.toml:", ""]
+        for option in rule.options:
+            lines.append(f"- `{option.name}` (default `{_toml(option.default)}`): {option.help}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def table(markdown: bool = True) -> str:
+    rows = [
+        (r.code, r.name, "on" if r.default_enabled else "off", FIX_LABELS[r.fix_availability], r.summary)
+        for r in registry.all_rules()
+    ]
+    header = ("code", "name", "default", "fixable", "summary")
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+        out = ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in (header, *rows)]
+    return "\n".join(out) + "\n"

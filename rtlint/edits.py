@@ -1,0 +1,59 @@
+"""Fixes as line edits: computed by diffing the fixed text against the original, merged
+when they do not overlap, applied to the original so untouched bytes stay as they were."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Sequence
+
+from rtlint.findings import Edit
+from rtlint.source import split_lines
+
+
+def diff_edits(before: str, after: str) -> tuple[Edit, ...]:
+    """Whole-line edits turning `before` into `after`."""
+    old, new = split_lines(before), split_lines(after)
+    # the common head and tail need no diff (and keep the matcher fast on big files)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start, stop = head + i1, head + i2
+        edits.append(Edit(start + 1, 1, stop + 1, 1, "".join(new_mid[j1:j2])))
+    return tuple(edits)
+
+
+def _span(edit: Edit) -> tuple[int, int]:
+    return edit.line, edit.end_line
+
+
+def conflicts(a: Edit, b: Edit) -> bool:
+    if a == b:
+        return False
+    (a0, a1), (b0, b1) = _span(a), _span(b)
+    if a0 == a1 and b0 == b1:  # two insertions at one place: order would be a guess
+        return a0 == b0
+    if a0 == a1:
+        return b0 < a0 < b1
+    if b0 == b1:
+        return a0 < b0 < a1
+    return a0 < b1 and b0 < a1
+
+
+def compatible(chosen: Iterable[Edit], candidate: Sequence[Edit]) -> bool:
+    return not any(conflicts(a, b) for a in chosen for b in candidate)
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    lines = split_lines(text)
+    for edit in sorted(set(edits), key=lambda e: (e.line, e.end_line), reverse=True):
+        lines[edit.line - 1 : edit.end_line - 1] = [edit.content]
+    return "".join(lines)

@@ -1,0 +1,90 @@
+"""Linting one file: pre-filter, one parse shared by every rule, suppression."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Sequence
+
+from rtlint import registry
+from rtlint.context import FileContext
+from rtlint.findings import Finding
+from rtlint.parsing import ParseError, parse
+from rtlint.rule import Rule, Settings
+from rtlint.suppression import filter_findings
+
+
+def engine_finding(code: str, path: str, message: str, line: int = 1, column: int = 1) -> Finding:
+    return Finding(
+        code=code,
+        name=registry.ENGINE_CODES[code],
+        message=message,
+        line=line,
+        column=column,
+        end_line=line,
+        end_column=column,
+        path=path,
+    )
+
+
+class RuleSet:
+    """The enabled rules, instantiated once with the run's settings."""
+
+    def __init__(self, rule_classes: Sequence[type[Rule]], settings: Settings) -> None:
+        self.settings = settings
+        self.rules = [cls(settings) for cls in rule_classes]
+        self._tokens = {rule.code: [tuple(t.encode() for t in group) for group in rule.required_tokens()] for rule in self.rules}
+
+    def without(self, codes: Sequence[str]) -> RuleSet:
+        if not codes:
+            return self
+        copy = object.__new__(RuleSet)
+        copy.settings = self.settings
+        copy.rules = [r for r in self.rules if not any(r.code.startswith(c) for c in codes)]
+        copy._tokens = self._tokens
+        return copy
+
+    def applicable(self, raw: bytes) -> list[Rule]:
+        """Rules whose required tokens all occur in the file (the cheap pre-filter)."""
+        return [
+            rule
+            for rule in self.rules
+            if all(any(token in raw for token in group) for group in self._tokens[rule.code])
+        ]
+
+
+def lint_text(
+    text: str,
+    display_path: str,
+    rules: Sequence[Rule],
+    settings: Settings,
+    *,
+    honour_noqa: bool = True,
+    parse_always: bool = False,
+) -> list[Finding]:
+    """Findings of `rules` in `text`, suppressions applied, in a stable order. With no rule
+    to run the file is not parsed at all, unless `parse_always` (to report syntax errors)."""
+    if not rules and not parse_always:
+        return []
+    try:
+        tree = parse(text, display_path)
+    except ParseError as exc:
+        return [engine_finding("RTL900", display_path, f"syntax error: {exc.message}", exc.line, exc.column)]
+    file = FileContext(display_path, text, tree, settings)
+    findings: list[Finding] = []
+    for rule in rules:
+        try:
+            findings.extend(rule.check(file))
+        except RecursionError:
+            findings.append(engine_finding("RTL902", display_path, f"{rule.code} skipped: the file is too deeply nested to analyse"))
+        except Exception as exc:  # a rule bug must not end the run
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            findings.append(
+                engine_finding(
+                    "RTL902",
+                    display_path,
+                    f"{rule.code} crashed: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
+                )
+            )
+    unique = {(f.line, f.column, f.code, f.message): f for f in findings}
+    ordered = sorted(unique.values(), key=lambda f: f.sort_key)
+    return filter_findings(ordered, text, honour_noqa)

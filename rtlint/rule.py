@@ -1,0 +1,137 @@
+"""The contract between the engine and a rule.
+
+A rule is one class in a module of the `rtlint.rules` package. Its docstring is its
+documentation page; VALID and INVALID are examples that the test-suite runs. The engine
+calls `check` with the file's syntax tree and, only when a fix is wanted, `fix` with the
+file's LibCST tree.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Sequence
+
+from rtlint.findings import Applicability, Finding
+
+if TYPE_CHECKING:
+    from rtlint.context import FileContext, FixContext
+
+
+@dataclass(frozen=True)
+class Option:
+    """A `[tool.rtlint]` key a rule reads. Rules sharing a vocabulary declare the same option."""
+
+    name: str
+    default: Any
+    help: str
+
+    def validate(self, value: Any) -> Any:
+        expected = type(self.default)
+        if isinstance(self.default, (list, tuple)):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise TypeError(f"'{self.name}' must be a list of strings")
+            return tuple(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise TypeError(f"'{self.name}' must be of type {expected.__name__}")
+        return value
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An INVALID example: code, the expected (line, code) findings, and the expected fix."""
+
+    code: str
+    lines: tuple[int, ...] = ()
+    expected_fix: str | None = None
+
+
+class Settings:
+    """Option values by name, defaults filled in."""
+
+    def __init__(self, values: dict[str, Any] | None = None) -> None:
+        self._values = dict(values or {})
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._values.get(name, default)
+
+    def fingerprint(self) -> str:
+        return repr(sorted(self._values.items()))
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    # "none", "sometimes" or "always": shown by `rtlint rules`
+    fix_availability: ClassVar[str] = "none"
+    default_enabled: ClassVar[bool] = True
+    options: ClassVar[tuple[Option, ...]] = ()
+    VALID: ClassVar[Sequence[str]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def required_tokens(self) -> list[tuple[str, ...]]:
+        """Substrings without which the rule cannot match: each tuple lists alternatives
+        of which the file must contain one. An empty list means "parse every file"."""
+        return []
+
+    def check(self, file: FileContext) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    def fix(self, finding: Finding, file: FixContext) -> Any:
+        """The LibCST module with this finding fixed, or None when no fix can be built."""
+        return None
+
+    # -- helpers for rules ---------------------------------------------------------------
+    def report(
+        self,
+        file: FileContext,
+        node: ast.AST,
+        message: str,
+        *,
+        fixable: Applicability | None = None,
+        symbol: str = "",
+        data: Any = None,
+    ) -> Finding:
+        line, column = file.position(node.lineno, node.col_offset)
+        end_line, end_column = file.position(
+            getattr(node, "end_lineno", None) or node.lineno,
+            getattr(node, "end_col_offset", None) or node.col_offset,
+        )
+        return Finding(
+            code=self.code,
+            name=self.name,
+            message=message,
+            line=line,
+            column=column,
+            end_line=end_line,
+            end_column=end_column,
+            path=file.display_path,
+            fixable=fixable,
+            symbol=symbol,
+            data=data,
+        )
+
+    @classmethod
+    def documentation(cls) -> str:
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "")
+
+
+def iter_rule_classes(module: Any) -> Iterator[type[Rule]]:
+    for value in vars(module).values():
+        if (
+            isinstance(value, type)
+            and issubclass(value, Rule)
+            and value is not Rule
+            and value.__module__ == module.__name__
+            and getattr(value, "code", None)
+        ):
+            yield value

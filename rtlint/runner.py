@@ -1,0 +1,191 @@
+"""Running the rules over many files: reading, pre-filter, cache, parallel workers, fixes."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from rtlint.cache import Cache
+from rtlint.config import Config
+from rtlint.discovery import Target
+from rtlint.findings import Edit, Finding, Fix
+from rtlint.linter import RuleSet, engine_finding, lint_text
+from rtlint.rule import Rule
+from rtlint.source import Source, UnreadableSource, split_lines
+
+# below this many files to parse, starting worker processes costs more than it saves
+PARALLEL_THRESHOLD = 8
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    fix: bool = False
+    diff: bool = False
+    unsafe_fixes: bool = False
+    fix_edits: bool = False  # attach the edits of every fix (JSON, SARIF)
+    use_cache: bool = True
+    jobs: int | None = None
+
+    @property
+    def fixing(self) -> bool:
+        return self.fix or self.diff
+
+
+@dataclass
+class FileReport:
+    target: Target
+    display: str
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    fixed: int = 0
+    original: bytes | None = None
+    fixed_bytes: bytes | None = None
+    diff: str = ""
+
+
+def display_path(path: Path) -> str:
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass
+class _Job:
+    target: Target
+    display: str
+    raw: bytes
+    source: Source
+    explicit: bool
+
+
+class Runner:
+    def __init__(
+        self, config: Config, rule_classes: Sequence[type[Rule]], options: RunOptions, explicit: set[Path]
+    ) -> None:
+        self.config = config
+        self.settings = config.settings()
+        self.ruleset = RuleSet(rule_classes, self.settings)
+        self.options = options
+        self.explicit = explicit
+        self.cache: Cache | None = None
+        if options.use_cache:
+            fingerprint = "|".join(
+                [
+                    self.settings.fingerprint(),
+                    ",".join(r.code for r in self.ruleset.rules),
+                    repr(sorted(config.per_file_ignores.items())),
+                    f"fix_edits={options.fix_edits}",
+                ]
+            )
+            self.cache = Cache(config.cache_folder, fingerprint)
+
+    # -- stage 1, in this process: read, decode, pre-filter, cache ---------------------
+    def _prepare(self, target: Target) -> FileReport | _Job:
+        display = display_path(target.path)
+        report = FileReport(target, display)
+        try:
+            raw = target.path.read_bytes()
+        except OSError as exc:
+            report.findings.append(engine_finding("RTL901", display, f"cannot read file: {exc.strerror or exc}"))
+            return report
+        try:
+            source = Source.from_bytes(raw)
+        except UnreadableSource as exc:
+            report.findings.append(engine_finding("RTL901", display, f"cannot read file: {exc}"))
+            return report
+        explicit = target.path.absolute() in self.explicit
+        if not explicit and not self._rules_for(target, raw):
+            return report
+        return _Job(target, display, raw, source, explicit)
+
+    def _rules_for(self, target: Target, raw: bytes) -> list[Rule]:
+        return self.ruleset.without(self.config.ignored_in(target.path)).applicable(raw)
+
+    # -- stage 2, anywhere: lint and fix ---------------------------------------------------
+    def process(self, job: _Job) -> FileReport:
+        from rtlint.fixer import attach_fixes, fix_text
+
+        report = FileReport(job.target, job.display, original=job.raw)
+        rules = self._rules_for(job.target, job.raw)
+        text = job.source.text
+        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit)
+        if self.options.fixing and any(f.fixable for f in findings):
+            outcome = fix_text(text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings)
+            findings = outcome.findings
+            if outcome.failure:
+                report.errors.append(f"{job.display}: {outcome.failure}")
+            elif outcome.text != text:
+                try:
+                    report.fixed_bytes = job.source.encode(outcome.text)
+                    report.fixed = len(outcome.applied)
+                    report.diff = "".join(
+                        difflib.unified_diff(
+                            split_lines(text),
+                            split_lines(outcome.text),
+                            f"a/{job.display}",
+                            f"b/{job.display}",
+                        )
+                    )
+                except UnicodeEncodeError as exc:
+                    report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
+        if self.options.fix_edits:
+            attach_fixes(findings, text, rules, self.settings)
+        for finding in findings:
+            finding.data = None  # rule-private; not needed past this point, not picklable
+        report.findings = findings
+        return report
+
+    def run(self, targets: Sequence[Target]) -> list[FileReport]:
+        reports: list[FileReport | None] = []
+        jobs: list[tuple[int, _Job, str | None]] = []
+        for target in targets:
+            prepared = self._prepare(target)
+            if isinstance(prepared, FileReport):
+                reports.append(prepared)
+                continue
+            key = None
+            if self.cache is not None and not self.options.fixing:
+                key = self.cache.key(prepared.raw, prepared.display)
+                cached = self.cache.get(key)
+                if cached is not None:
+                    reports.append(FileReport(target, prepared.display, [_finding_from_json(d) for d in cached]))
+                    continue
+            jobs.append((len(reports), prepared, key))
+            reports.append(None)
+        for (index, job, key), report in zip(jobs, self._map([job for _, job, _ in jobs])):
+            reports[index] = report
+            if key is not None and self.cache is not None and not report.errors:
+                self.cache.put(key, [f.to_json() | {"fixable": f.fixable, "symbol": f.symbol} for f in report.findings])
+        return [r for r in reports if r is not None]
+
+    def _map(self, jobs: list[_Job]) -> list[FileReport]:
+        workers = self.options.jobs if self.options.jobs is not None else (os.cpu_count() or 1)
+        if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+            return [self.process(job) for job in jobs]
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            return list(pool.map(self.process, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+
+
+def _finding_from_json(data: dict) -> Finding:
+    fix = None
+    if data.get("fix"):
+        edits = tuple(Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in data["fix"]["edits"])
+        fix = Fix(data["fix"]["applicability"], edits)
+    return Finding(
+        code=data["code"],
+        name=data["name"],
+        message=data["message"],
+        line=data["line"],
+        column=data["column"],
+        end_line=data["end_line"],
+        end_column=data["end_column"],
+        path=data["path"],
+        fixable=data.get("fixable"),
+        fix=fix,
+        symbol=data.get("symbol", ""),
+    )

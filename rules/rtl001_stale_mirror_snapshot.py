@@ -1,0 +1,141 @@
+"""RTL001 stale-mirror-snapshot (LiveKit Agents issue 7880)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from rtlint.findings import Finding
+from rtlint.rule import Invalid, Rule
+
+from . import _lockfix
+from ._realtime import OPTIONS, analyse, dotted, required_tokens, stale_snapshots
+
+
+class StaleMirrorSnapshot(Rule):
+    """
+    ## What it does
+    Finds a snapshot of a realtime session's mirror (`self._rt_session.chat_ctx.copy()`)
+    that flows, through local names and context-building calls (`add_message`,
+    `items.extend`, `insert`, slicing, ...), into an awaited push (`update_chat_ctx`), where
+    the snapshot and the push are not both inside one `async with <push lock>:` block.
+
+    ## Why is this bad?
+    The mirror only catches up when the server acknowledges a push. While another push
+    awaits its acknowledgement, a snapshot taken now lacks that push's items, and when this
+    push is diffed against the caught-up mirror those items look deleted: a
+    `conversation.item.delete` goes out for them. In LiveKit Agents 1.8.8 a text user turn
+    queued during a tool-output push deleted the `function_call_output` server-side, and
+    every later reply was generated without the tool result (issue 7880).
+
+    ## Example
+    ```python
+    async def say(self, text):
+        chat_ctx = self._rt_session.chat_ctx.copy()
+        chat_ctx.add_message(role="user", content=text)
+        await self._rt_session.update_chat_ctx(chat_ctx)
+    ```
+
+    Use instead:
+    ```python
+    async def say(self, text):
+        async with self._rt_chat_ctx_lock:
+            chat_ctx = self._rt_session.chat_ctx.copy()
+            chat_ctx.add_message(role="user", content=text)
+            await self._rt_session.update_chat_ctx(chat_ctx)
+    ```
+    The lock must be held by every push of the class (RTL004 finds the others), so that no
+    snapshot is taken while a push awaits its acknowledgement.
+
+    ## Fix
+    Wraps the statements from the snapshot through the push (the `try`/`except` around the
+    push included) in `async with self.<push lock>:`, using the class's lock, or adding
+    `self._rt_chat_ctx_lock = asyncio.Lock()` to `__init__` (and `import asyncio`).
+
+    ## Fix safety
+    Not fixed when the region would take the lock again (it calls a method of the class that
+    takes it: asyncio locks are not re-entrant). Unsafe (only with `--unsafe-fixes`) when
+    the region yields while holding the lock, when the class has no `__init__` (the lock
+    becomes a class attribute), or when there is no class (a module-level lock serializes
+    every session). The message says which.
+
+    Not a finding: a snapshot that is only read; a copy of the agent's own context; a
+    synchronous function; a snapshot and push already under one push lock.
+    """
+
+    code = "RTL001"
+    name = "stale-mirror-snapshot"
+    summary = "a snapshot of the session mirror is pushed without holding the push lock"
+    fix_availability = "sometimes"
+    options = OPTIONS
+
+    VALID = [
+        """
+class A:
+    async def f(self):
+        async with self._rt_chat_ctx_lock:
+            ctx = self._rt_session.chat_ctx.copy()
+            await self._rt_session.update_chat_ctx(ctx)
+""",
+        """
+class A:
+    async def f(self):
+        n = len(self._rt_session.chat_ctx.items)
+        await self._rt_session.update_chat_ctx(self._agent.chat_ctx.copy())
+""",
+    ]
+    INVALID = [
+        Invalid(
+            """
+import asyncio
+
+class A:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def f(self):
+        ctx = self._rt_session.chat_ctx.copy()
+        await self._rt_session.update_chat_ctx(ctx)
+""",
+            lines=(9,),
+            expected_fix="""
+import asyncio
+
+class A:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._rt_chat_ctx_lock = asyncio.Lock()
+
+    async def f(self):
+        async with self._rt_chat_ctx_lock:
+            ctx = self._rt_session.chat_ctx.copy()
+            await self._rt_session.update_chat_ctx(ctx)
+""",
+        )
+    ]
+
+    def required_tokens(self) -> list[tuple[str, ...]]:
+        return required_tokens(self.settings)
+
+    def check(self, file) -> Iterator[Finding]:
+        module = analyse(file)
+        for stale in stale_snapshots(module):
+            snapshot, push = stale.snapshot, stale.push
+            function = snapshot.function
+            first, last = _lockfix.region(module.path(snapshot.stmt), module.path(push.stmt))
+            plan = _lockfix.plan(module, function, first, last)
+            lock = function.cls.push_lock if function.cls else None
+            where = f"outside {function.self_name}.{lock}" if lock and function.self_name else "outside a push lock"
+            message = (
+                f"snapshot of {dotted(snapshot.node) or 'the session mirror'} is taken {where}; "
+                f"{push.call.func.attr} at line {push.call.lineno} can delete items of a push in flight"
+            )
+            if plan.applicability != "safe":
+                state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
+                message += f" ({state}: {plan.reason})"
+            yield self.report(
+                file, snapshot.node, message, fixable=plan.applicability, symbol=function.qualname, data=plan
+            )
+
+    def fix(self, finding: Finding, file):
+        _lockfix.apply(finding.data, file.editor)
+        return file.editor.result()

@@ -1,0 +1,126 @@
+"""RTL004 unserialized-push (LiveKit Agents PR 7905, "all five sites")."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from rtlint.findings import Finding
+from rtlint.rule import Invalid, Rule
+
+from . import _lockfix
+from ._realtime import OPTIONS, analyse, required_tokens, stale_snapshots
+
+
+class UnserializedPush(Rule):
+    """
+    ## What it does
+    In a class where some push of a realtime session (`await ....update_chat_ctx(ctx)`) is
+    made under the push lock, finds every other push of a session that is not under that
+    lock: a replacement of the whole context, a cleanup push.
+
+    ## Why is this bad?
+    Replace-then-append: the replacement goes first and awaits its acknowledgement; a later
+    append snapshots the mirror before the replacement's items are acknowledged, and its
+    diff deletes them. Cleanup-then-append: a cleanup deletes a never-played message, and a
+    late tool output snapshots the mirror while the message is still there and recreates
+    it. Locking every push site of the class is the invariant (PR 7905 locked all five
+    sites of `AgentActivity`; three were not enough).
+
+    A push whose snapshot is already an RTL001 finding is not reported again: one defect,
+    one finding.
+
+    ## Example
+    ```python
+    async def replace(self, chat_ctx):
+        await self._rt_session.update_chat_ctx(chat_ctx)
+    ```
+
+    Use instead:
+    ```python
+    async def replace(self, chat_ctx):
+        async with self._rt_chat_ctx_lock:
+            await self._rt_session.update_chat_ctx(chat_ctx)
+    ```
+
+    ## Fix
+    Wraps the push statement in `async with self.<push lock>:`. Fixing RTL001 in a class
+    makes its other pushes RTL004 findings; the same `rtlint --fix` fixes them too.
+
+    ## Fix safety
+    As RTL001: not fixed where the push would take the lock again (a re-entrant call),
+    unsafe where it yields under the lock.
+    """
+
+    code = "RTL004"
+    name = "unserialized-push"
+    summary = "a push is not serialized with the class's other pushes by the push lock"
+    fix_availability = "sometimes"
+    options = OPTIONS
+
+    VALID = [
+        """
+class A:
+    async def f(self, ctx):
+        await self._rt_session.update_chat_ctx(ctx)
+""",
+    ]
+    INVALID = [
+        Invalid(
+            """
+class A:
+    async def f(self):
+        async with self._rt_chat_ctx_lock:
+            ctx = self._rt_session.chat_ctx.copy()
+            await self._rt_session.update_chat_ctx(ctx)
+
+    async def replace(self, ctx):
+        await self._rt_session.update_chat_ctx(ctx)
+""",
+            lines=(9,),
+            expected_fix="""
+class A:
+    async def f(self):
+        async with self._rt_chat_ctx_lock:
+            ctx = self._rt_session.chat_ctx.copy()
+            await self._rt_session.update_chat_ctx(ctx)
+
+    async def replace(self, ctx):
+        async with self._rt_chat_ctx_lock:
+            await self._rt_session.update_chat_ctx(ctx)
+""",
+        )
+    ]
+
+    def required_tokens(self) -> list[tuple[str, ...]]:
+        return required_tokens(self.settings)
+
+    def check(self, file) -> Iterator[Finding]:
+        module = analyse(file)
+        already = {id(p.call) for stale in stale_snapshots(module) for p in stale.pushes}
+        for info in module.classes:
+            lock = info.push_lock
+            if lock is None:
+                continue
+            pushes = [p for p in module.pushes if p.function.cls is info]
+            if not any(module.under_lock(p.call, p.function, lock) for p in pushes):
+                continue  # nothing in this class is serialized yet: RTL001 speaks first
+            for push in pushes:
+                if id(push.call) in already or module.under_lock(push.call, push.function, lock):
+                    continue
+                function = push.function
+                path = module.path(push.stmt)
+                plan = _lockfix.plan(module, function, path, path)
+                message = (
+                    f"{push.call.func.attr} is not under {plan.lock_expression}, which serializes the "
+                    f"other pushes of {info.node.name}; a push in flight can lose items to it"
+                )
+                if plan.applicability != "safe":
+                    state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
+                    message += f" ({state}: {plan.reason})"
+                yield self.report(
+                    file, push.call, message, fixable=plan.applicability, symbol=function.qualname, data=plan
+                )
+
+    def fix(self, finding: Finding, file):
+        _lockfix.apply(finding.data, file.editor)
+        return file.editor.result()
