@@ -158,6 +158,7 @@ def _check(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
     writable = _writable_roots(paths)
     findings = []
     fixed = changed_files = 0
+    would_fix = 0
     for report in reports:
         for error in report.errors:
             print(f"rtlint: error: {error}", file=stderr)
@@ -165,6 +166,8 @@ def _check(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         if report.fixed_bytes is not None:
             if options.diff:
                 stdout.write(report.diff)
+                would_fix += report.fixed
+                changed_files += 1
             elif not _may_write(report.target.path, writable):
                 print(
                     f"rtlint: error: {report.display}: not written: it links to a file outside the given paths",
@@ -203,10 +206,15 @@ def _check(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         stdout.write(output.text(findings, show, sources))
 
     if not args.quiet and args.format == "text":
+        if options.diff:
+            if would_fix:
+                print(f"Would fix {would_fix} finding{'s' * (would_fix != 1)} in {changed_files} file{'s' * (changed_files != 1)}.", file=stderr)
         _summary(findings, fixed, changed_files, options, stderr)
 
     if exit_code == EXIT_ERROR:
         return EXIT_ERROR
+    if options.diff and changed_files:
+        return EXIT_FINDINGS  # the fixes are not applied, so what they fix remains
     if args.exit_non_zero_on_fix and changed_files:
         return EXIT_FINDINGS
     if findings and not args.exit_zero:
@@ -228,7 +236,7 @@ def _summary(findings: list, fixed: int, changed: int, options, stderr: TextIO) 
             print(f"[*] {safe} fixable with --fix.", file=stderr)
         if unsafe and not options.unsafe_fixes:
             print(f"{unsafe} more fixable with --fix --unsafe-fixes.", file=stderr)
-    elif not (options.fix and fixed):
+    elif not (options.fix and fixed) and not options.diff:
         print("All checks passed.", file=stderr)
 
 

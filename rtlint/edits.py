@@ -57,3 +57,14 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     for edit in sorted(set(edits), key=lambda e: (e.line, e.end_line), reverse=True):
         lines[edit.line - 1 : edit.end_line - 1] = [edit.content]
     return "".join(lines)
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A unified diff that, like git's, marks a last line without a newline."""
+    old, new = split_lines(before), split_lines(after)
+    out = []
+    for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"):
+        out.append(line)
+        if not line.endswith(("\n", "\r")):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)

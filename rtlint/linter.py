@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import traceback
 from typing import Sequence
 
@@ -60,13 +61,16 @@ def lint_text(
     *,
     honour_noqa: bool = True,
     parse_always: bool = False,
+    tree: ast.Module | None = None,
 ) -> list[Finding]:
     """Findings of `rules` in `text`, suppressions applied, in a stable order. With no rule
-    to run the file is not parsed at all, unless `parse_always` (to report syntax errors)."""
+    to run the file is not parsed at all, unless `parse_always` (to report syntax errors).
+    `tree` is the file's syntax tree when the caller has one already (flake8 does);
+    `honour_noqa=False` leaves `# noqa` to the caller (flake8 applies it itself)."""
     if not rules and not parse_always:
         return []
     try:
-        tree = parse(text, display_path)
+        tree = tree if tree is not None else parse(text, display_path)
     except ParseError as exc:
         return [engine_finding("RTL900", display_path, f"syntax error: {exc.message}", exc.line, exc.column)]
     file = FileContext(display_path, text, tree, settings)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -15,7 +14,8 @@ from rtlint.discovery import Target
 from rtlint.findings import Edit, Finding, Fix
 from rtlint.linter import RuleSet, engine_finding, lint_text
 from rtlint.rule import Rule
-from rtlint.source import Source, UnreadableSource, split_lines
+from rtlint.edits import unified_diff
+from rtlint.source import Source, UnreadableSource
 
 # below this many files to parse, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 8
@@ -123,14 +123,7 @@ class Runner:
                 try:
                     report.fixed_bytes = job.source.encode(outcome.text)
                     report.fixed = len(outcome.applied)
-                    report.diff = "".join(
-                        difflib.unified_diff(
-                            split_lines(text),
-                            split_lines(outcome.text),
-                            f"a/{job.display}",
-                            f"b/{job.display}",
-                        )
-                    )
+                    report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
         if self.options.fix_edits:

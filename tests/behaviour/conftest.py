@@ -1,0 +1,44 @@
+"""Fixtures of the behaviour suite: the cached livekit venv and the pristine run.
+
+The rtlint test process never imports livekit: lkenv runs the scenarios in a subprocess
+with the venv's python. Run only this suite with `pytest -m behaviour tests/behaviour`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # lkenv, whatever the import mode
+
+import lkenv  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "behaviour: drives LiveKit's real AgentSession against a scripted realtime server "
+        "(builds a cached livekit-agents venv from PyPI on first use)",
+    )
+
+
+@pytest.fixture(scope="session")
+def lk_python() -> Path:
+    """The python of the cached livekit-agents venv; skips only when PyPI is unreachable."""
+    try:
+        return lkenv.ensure_venv()
+    except lkenv.PyPIUnreachable as e:
+        pytest.skip(f"PyPI unreachable, cannot build the livekit-agents venv: {e}")
+
+
+@pytest.fixture(scope="session")
+def pristine_agent_activity(lk_python: Path) -> Path:
+    return lkenv.pristine_agent_activity(lk_python)
+
+
+@pytest.fixture(scope="session")
+def pristine(lk_python: Path) -> dict:
+    """Every scenario's result on the installed, unmodified agent_activity.py."""
+    return lkenv.run_scenarios(lk_python, None, lkenv.SCENARIOS)

@@ -1,0 +1,167 @@
+"""The livekit-agents venv the behaviour scenarios run in, and how to run them.
+
+The rtlint test process never imports livekit: it builds (once, cached) a separate venv
+with the pinned releases and runs each scenario as a subprocess with that venv's python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+LIVEKIT_AGENTS = "1.8.8"
+LIVEKIT_PLUGINS_OPENAI = "1.8.8"
+REQUIREMENTS = [
+    f"livekit-agents=={LIVEKIT_AGENTS}",
+    f"livekit-plugins-openai=={LIVEKIT_PLUGINS_OPENAI}",
+]
+AGENT_ACTIVITY_REL = Path("livekit", "agents", "voice", "agent_activity.py")
+
+HERE = Path(__file__).resolve().parent
+SCENARIO_RUNNER = HERE / "scenarios" / "run.py"
+RESULT_PREFIX = "RTLINT-BEHAVIOUR-RESULT "
+# the names scenarios/scenario_defs.py registers
+SCENARIOS = [
+    "7880_tool_output",
+    "7880_interrupted_tool_output",
+    "7880_replace_then_append",
+    "7906_copy_in_flight_apply_after",
+    "7906_copy_and_apply_in_flight",
+    "7906_push_fails",
+    "never_played_abandoned",
+    "never_played_cleanup_then_late_tool",
+]
+SCENARIO_BUDGET = 45.0  # seconds per scenario, beyond its own 40 s safety net
+
+
+class PyPIUnreachable(RuntimeError):
+    """The venv cannot be built because the package index cannot be reached."""
+
+
+def cache_root() -> Path:
+    env = os.environ.get("RTLINT_TEST_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "rtlint-tests"
+
+
+def venv_dir() -> Path:
+    # keyed by the pinned versions and the interpreter's minor version: a venv is only
+    # valid for the python it was made with
+    py = f"py{sys.version_info.major}{sys.version_info.minor}"
+    return cache_root() / f"lk-{LIVEKIT_AGENTS}-oai-{LIVEKIT_PLUGINS_OPENAI}-{py}"
+
+
+def venv_python(root: Path) -> Path:
+    return root / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _ready(root: Path) -> bool:
+    return (root / ".rtlint-complete").is_file() and venv_python(root).exists()
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive lock so two pytest processes don't build the same venv at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        try:
+            import fcntl
+        except ImportError:  # no flock: the temp-dir-and-rename below still keeps it safe
+            yield
+            return
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _pypi_reachable() -> bool:
+    try:
+        with urllib.request.urlopen("https://pypi.org/simple/livekit-agents/", timeout=15):
+            return True
+    except Exception:
+        return False
+
+
+def ensure_venv() -> Path:
+    """Return the python of the cached livekit venv, building it if needed."""
+    root = venv_dir()
+    if _ready(root):
+        return venv_python(root)
+    with _file_lock(root.with_name(root.name + ".lock")):
+        if _ready(root):  # another process built it while we waited
+            return venv_python(root)
+        # build into a temp dir and rename, so a killed build never looks complete
+        tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "venv", str(tmp)], check=True, capture_output=True
+            )
+            pip = subprocess.run(
+                [str(venv_python(tmp)), "-m", "pip", "install", "-q",
+                 "--disable-pip-version-check", *REQUIREMENTS],
+                capture_output=True, text=True, timeout=900,
+            )
+            if pip.returncode != 0:
+                if not _pypi_reachable():
+                    raise PyPIUnreachable(pip.stderr[-2000:])
+                raise RuntimeError(f"pip install failed:\n{pip.stdout}\n{pip.stderr}")
+            (tmp / ".rtlint-complete").write_text("\n".join(REQUIREMENTS) + "\n")
+            if root.exists():  # a stale, incomplete venv
+                shutil.rmtree(root)
+            os.rename(tmp, root)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return venv_python(root)
+
+
+def pristine_agent_activity(python: Path) -> Path:
+    """The installed (pristine) agent_activity.py, located without importing livekit here."""
+    out = subprocess.run(
+        [str(python), "-c",
+         "import importlib.util as u; print(u.find_spec('livekit.agents').submodule_search_locations[0])"],
+        check=True, capture_output=True, text=True, timeout=120,
+    )
+    return Path(out.stdout.strip()).parent.parent / AGENT_ACTIVITY_REL
+
+
+def run_scenarios(python: Path, agent_activity: Path | None, names: list[str]) -> dict:
+    """Run scenarios in one livekit process; `agent_activity` None means the installed file.
+
+    Returns {"loaded_agent_activity", "loaded_sha256", "scenarios": {name: result},
+    "stderr_tail"}; a scenario that raised has {"error", "traceback"} as its result.
+    """
+    cmd = [str(python), str(SCENARIO_RUNNER), *names]
+    if agent_activity is not None:
+        cmd += ["--agent-activity", str(agent_activity)]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", OPENAI_API_KEY="sk-fake-local-only")
+    for var in ("PYTHONPATH", "PYTHONHOME", "OPENAI_BASE_URL"):
+        env.pop(var, None)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                              timeout=30 + SCENARIO_BUDGET * len(names))
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"scenario runner timed out: {cmd}\n{_text(e.stderr)[-8000:]}") from e
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(RESULT_PREFIX):
+            out = json.loads(line[len(RESULT_PREFIX):])
+            out["stderr_tail"] = proc.stderr[-6000:]
+            return out
+    raise RuntimeError(
+        f"scenario runner produced no result (exit {proc.returncode})\n"
+        f"--- stdout ---\n{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-8000:]}"
+    )
+
+
+def _text(data: bytes | str | None) -> str:
+    if isinstance(data, bytes):
+        return data.decode(errors="replace")
+    return data or ""

@@ -1,0 +1,204 @@
+"""What every scenario shares: a real AgentSession on the real OpenAI realtime engine,
+pointed at the scripted server, plus the probes scenarios synchronise on (no sleeps)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from fake_realtime_server import FakeRealtimeServer, Gate
+from livekit import rtc
+from livekit.agents import Agent, AgentSession, llm
+from livekit.agents.voice import io
+from livekit.plugins import openai
+
+WAIT = 10.0  # bound on every wait: a safety net, the events below do the ordering
+
+
+def _await_chain(task: asyncio.Task) -> list[str]:
+    """file:line of every coroutine frame a task is parked in, outermost first."""
+    out, coro = [], task.get_coro()
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
+        if frame is not None:
+            out.append(f"{frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        coro = (getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
+                or getattr(coro, "gi_yieldfrom", None))
+    return out
+
+
+def _timed_out(what: str) -> AssertionError:
+    # where every task is parked is what explains a scenario that did not progress
+    for task in asyncio.all_tasks():
+        print(f"task {task.get_name()}:", *_await_chain(task), sep="\n    ", file=sys.stderr)
+    return AssertionError(f"timed out waiting for {what}")
+
+
+async def wait(ev: asyncio.Event, what: str) -> None:
+    try:
+        await asyncio.wait_for(ev.wait(), WAIT)
+    except asyncio.TimeoutError:
+        raise _timed_out(what) from None
+
+
+async def bounded(aw, what: str) -> object:
+    try:
+        return await asyncio.wait_for(aw, WAIT)
+    except asyncio.TimeoutError:
+        raise _timed_out(what) from None
+
+
+# -- lock-wait probe ---------------------------------------------------------------------
+# "task T is now blocked on a lock" is the one signal that marks the race window in both
+# the pristine code (the text turn waits on the engine's _update_chat_ctx_lock, having
+# taken its stale snapshot) and the fixed code (it waits on the activity's push lock, no
+# snapshot yet), without naming either lock. The tee that feeds a generation's message
+# stream also takes a lock, so the same probe tells when a consumer waits for its next
+# message.
+
+TaskPredicate = Callable[[asyncio.Task], bool]
+_armed: list[tuple[TaskPredicate, asyncio.Event]] = []
+_original_acquire = asyncio.Lock.acquire
+
+
+async def _probing_acquire(self: asyncio.Lock) -> bool:
+    if self.locked() and (task := asyncio.current_task()) is not None:
+        for entry in list(_armed):
+            if entry[0](task):
+                _armed.remove(entry)
+                entry[1].set()
+    return await _original_acquire(self)
+
+
+asyncio.Lock.acquire = _probing_acquire  # type: ignore[method-assign]
+
+
+def on_lock_wait(predicate: TaskPredicate) -> asyncio.Event:
+    """An event set the first time a task matching `predicate` blocks on an asyncio.Lock."""
+    ev = asyncio.Event()
+    _armed.append((predicate, ev))
+    return ev
+
+
+def new_task_named(name: str) -> TaskPredicate:
+    """Matches a task called `name` that did not exist yet when this was called."""
+    existing = set(asyncio.all_tasks())
+    return lambda t: t not in existing and t.get_name() == name
+
+
+# -- audio sink ----------------------------------------------------------------------------
+
+
+class AutoFinishAudioOutput(io.AudioOutput):
+    """An audio sink that "plays" each segment instantly: flush finishes it."""
+
+    def __init__(self) -> None:
+        super().__init__(label="AutoFinishAudioOutput",
+                         capabilities=io.AudioOutputCapabilities(pause=True))
+        self._duration = 0.0
+        self._active = False
+
+    async def capture_frame(self, frame: rtc.AudioFrame) -> None:
+        await super().capture_frame(frame)
+        self._duration += frame.duration
+        if not self._active:
+            self._active = True
+            self.on_playback_started(created_at=time.time())
+
+    def flush(self) -> None:
+        super().flush()
+        if self._active:
+            self._active, position, self._duration = False, self._duration, 0.0
+            self.on_playback_finished(playback_position=position, interrupted=False)
+
+    def clear_buffer(self) -> None:
+        if self._active:
+            self._active = False
+            self.on_playback_finished(playback_position=self._duration, interrupted=True)
+
+
+# -- session -------------------------------------------------------------------------------
+
+
+def is_added(item_type: str, role: str | None = None) -> Callable[[dict], bool]:
+    """Server-event predicate: the conversation.item.added acknowledging such an item."""
+
+    def match(ev: dict) -> bool:
+        item = ev.get("item") or {}
+        return (ev.get("type") == "conversation.item.added" and item.get("type") == item_type
+                and (role is None or item.get("role") == role))
+
+    return match
+
+
+def describe_local(item: llm.ChatItem) -> dict:
+    out: dict = {"id": item.id, "type": item.type}
+    if item.type == "message":
+        out.update(role=item.role, text=item.text_content or "")
+    elif item.type in ("function_call", "function_call_output"):
+        out["call_id"] = item.call_id
+    return out
+
+
+@dataclass
+class Harness:
+    server: FakeRealtimeServer
+    session: AgentSession
+    model: openai.realtime.RealtimeModel
+    gates: list[Gate] = field(default_factory=list)
+
+    def hold(self, predicate: Callable[[dict], bool]) -> Gate:
+        gate = self.server.hold(predicate)
+        self.gates.append(gate)
+        return gate
+
+    def local_items(self) -> list[dict]:
+        return [describe_local(i) for i in self.session.current_agent.chat_ctx.items
+                if i.type in ("message", "function_call", "function_call_output")]
+
+    async def settle(self, *handles) -> None:
+        """Wait for the given speeches, then for the session to go idle."""
+        for h in handles:
+            await bounded(asyncio.shield(h.wait_for_playout()), f"speech {h.id}")
+        await bounded(self.session.wait_for_idle(), "the session to go idle")
+
+    def result(self, **extra) -> dict:
+        return {
+            "server_items": self.server.summary(),
+            "server_deleted": self.server.deleted,
+            "client_deletes": [ev["item_id"] for ev in self.server.client_events
+                               if ev.get("type") == "conversation.item.delete"],
+            "local_items": self.local_items(),
+            **extra,
+        }
+
+
+@contextlib.asynccontextmanager
+async def realtime_session(
+    agent: Agent, *, modalities: tuple[str, ...] = ("text",),
+    audio_output: io.AudioOutput | None = None,
+) -> AsyncIterator[Harness]:
+    server = FakeRealtimeServer()
+    url = await server.start()
+    model = openai.realtime.RealtimeModel(
+        base_url=url, api_key="sk-fake-local-only", modalities=list(modalities)
+    )
+    session = AgentSession(llm=model)
+    if audio_output is not None:
+        session.output.audio = audio_output
+    try:
+        await bounded(session.start(agent, record=False), "session start")
+        await wait(server.connected, "the engine to connect")
+        yield Harness(server=server, session=session, model=model)
+    finally:
+        for gate in server._gates:
+            gate.release()
+        with contextlib.suppress(Exception):
+            await bounded(session.aclose(), "session close")
+        with contextlib.suppress(Exception):
+            await bounded(model.aclose(), "model close")
+        await server.stop()

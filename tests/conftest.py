@@ -1,0 +1,55 @@
+"""Shared test helpers: running the real CLI, in-process and as a subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> Run:
+    """`rtlint ARGS` in a subprocess, as a user runs it."""
+    full_env = {**os.environ, **(env or {})}
+    process = subprocess.run(
+        [sys.executable, "-m", "rtlint", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return Run(process.returncode, process.stdout, process.stderr)
+
+
+def run_main(*args: str) -> Run:
+    """`rtlint ARGS` in this process (faster; same code path as the console script)."""
+    from rtlint.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(args), stdout=out, stderr=err)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def main_cli():
+    return run_main
