@@ -84,12 +84,11 @@ class FileContext:
 
 
 class FixContext:
-    """The LibCST tree of the file, and edits keyed by the identity of original nodes."""
+    """What a rule's fix works on: the file's LibCST tree and the editor that records the
+    fix's edits (shared by the fixes of one pass, so they are applied together)."""
 
-    def __init__(self, text: str, settings: Settings, module: Any = None) -> None:
-        from rtlint import cstedit
-
+    def __init__(self, text: str, settings: Settings, editor: Any) -> None:
         self.text = text
         self.settings = settings
-        self.module = module if module is not None else cstedit.parse(text)
-        self.editor = cstedit.Editor(self.module)
+        self.editor = editor
+        self.module = editor.module

@@ -28,23 +28,27 @@ class Located:
     node: Any  # the statement (a small statement when `shares_line`)
     line: Any  # the block entry holding it (SimpleStatementLine or compound statement)
     shares_line: bool  # one of several `;`-separated statements on a line
+    chain: tuple[Any, ...] = ()  # every node from the module down to `node`
 
 
-def _block_of(node: Any, step: tuple[Any, ...]) -> Block | Any | None:
+def _block_of(node: Any, step: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The nodes from `node` (excluded) down to the block that `step` indexes into."""
     field = step[0]
     if isinstance(node, cst.Module):
-        return node
+        return (node,)
     if field == "body":
-        return node.body
+        return (node.body,)
     if field == "orelse":
         orelse = node.orelse
-        return orelse if isinstance(orelse, cst.If) else orelse.body
+        return (orelse,) if isinstance(orelse, cst.If) else (orelse, orelse.body)
     if field == "finalbody":
-        return node.finalbody.body
+        return (node.finalbody, node.finalbody.body)
     if field == "handlers":
-        return node.handlers[step[1]].body
+        handler = node.handlers[step[1]]
+        return (handler, handler.body)
     if field == "cases":
-        return node.cases[step[1]].body
+        case = node.cases[step[1]]
+        return (case, case.body)
     raise KeyError(step)
 
 
@@ -66,15 +70,19 @@ def _flat_entries(block: Block) -> list[tuple[int, Any, Any, bool]]:
 
 def locate(module: cst.Module, path: Sequence[tuple[Any, ...]]) -> Located:
     node: Any = module
+    chain: tuple[Any, ...] = ()
     located: Located | None = None
     for step in path:
-        block = _block_of(node, step)
+        between = _block_of(node, step)
+        block = between[-1]
+        chain += between
         if isinstance(block, cst.If):  # elif: the statement is the If itself
-            located = Located(None, 0, block, block, False)
+            located = Located(None, 0, block, block, False, chain)
             node = block
             continue
         index, stmt, line, shares = _flat_entries(block)[step[-1]]
-        located = Located(block, index, stmt, line, shares)
+        chain += (line,) if not shares else (line, stmt)
+        located = Located(block, index, stmt, line, shares, chain)
         node = line if not shares else stmt
     if located is None:
         raise KeyError("empty path")
@@ -86,12 +94,42 @@ class CannotFix(Exception):
 
 
 class Editor:
-    """Collects edits against original nodes; `result()` applies them in one pass."""
+    """Collects edits against original nodes; `result()` applies them in one pass that only
+    descends along the paths to edited nodes (a whole-tree visit of a big file costs
+    seconds). Several fixes can share an editor: `begin()` starts one fix's edits, and an
+    edit that overlaps another fix's raises CannotFix, after which `rollback()` drops it."""
 
     def __init__(self, module: cst.Module) -> None:
         self.module = module
-        self._edits: dict[int, list[Callable[[Any], Any]]] = {}
-        self._block_ops: dict[int, list[tuple[int, int, Callable[[list[Any]], list[Any]]]]] = {}
+        self._edits: dict[int, list[tuple[int, Callable[[Any], Any]]]] = {}
+        self._block_ops: dict[int, list[tuple[int, int, int, Callable[[list[Any]], list[Any]]]]] = {}
+        self._spine: dict[int, int] = {id(module): 1}  # id -> how many edits need it
+        self._fix = 0  # the fix whose edits are being recorded
+        self._log: list[tuple[str, Any]] = []  # for rollback
+        self._inserts: dict[int, set[tuple[int, int, str]]] = {}
+
+    def begin(self) -> None:
+        self._fix += 1
+        self._log = []
+
+    def rollback(self) -> None:
+        for kind, value in reversed(self._log):
+            if kind == "edit":
+                self._edits[value].pop()
+            elif kind == "block":
+                self._block_ops[value].pop()
+            elif kind == "insert":
+                self._inserts[value[0]].discard(value[1])
+            elif kind == "spine":
+                self._spine[value] -= 1
+                if not self._spine[value]:
+                    del self._spine[value]
+        self._log = []
+
+    def _need(self, chain: Sequence[Any]) -> None:
+        for node in chain:
+            self._spine[id(node)] = self._spine.get(id(node), 0) + 1
+            self._log.append(("spine", id(node)))
 
     # -- parsing snippets in the module's own style ----------------------------------
     def statement(self, code: str) -> cst.BaseStatement:
@@ -107,27 +145,51 @@ class Editor:
         return locate(self.module, path)
 
     # -- edits ------------------------------------------------------------------------
-    def replace(self, node: cst.CSTNode, change: Callable[[Any], Any]) -> None:
-        """Replace `node` (an original node) by change(updated node)."""
-        self._edits.setdefault(id(node), []).append(change)
+    def replace(self, located: Located, change: Callable[[Any], Any]) -> None:
+        """Replace the located statement by change(updated statement)."""
+        node = located.node
+        for owner, _ in self._edits.get(id(node), ()):
+            if owner != self._fix:
+                raise CannotFix("another fix edits this statement")
+        self._edits.setdefault(id(node), []).append((self._fix, change))
+        self._log.append(("edit", id(node)))
+        self._need(located.chain)
 
-    def _block_op(self, located: Located, start: int, stop: int, op: Callable[[list[Any]], list[Any]]) -> None:
+    def _block_op(
+        self, located: Located, start: int, stop: int, op: Callable[[list[Any]], list[Any]], same_as: str | None = None
+    ) -> None:
+        """Record `op` on statements [start, stop) of the located statement's block. `same_as`
+        identifies an insertion, so that two fixes inserting the same line (an import, the
+        lock in __init__) share it instead of conflicting."""
         if located.block is None:
             raise CannotFix("the statement is an elif branch")
         if located.shares_line:
             raise CannotFix("the statement shares its line with others (';')")
         ops = self._block_ops.setdefault(id(located.block), [])
-        for other_start, other_stop, _ in ops:
-            if start < other_stop and other_start < stop or (start == stop == other_start == other_stop):
-                raise CannotFix("two edits of one fix overlap")
-        ops.append((start, stop, op))
+        if same_as is not None and (start, stop, same_as) in self._inserts.get(id(located.block), set()):
+            return
+        for owner, other_start, other_stop, _ in ops:
+            touching = start < other_stop and other_start < stop
+            same_place = start == stop == other_start == other_stop
+            # one fix may insert at either edge of its own range; another fix may not
+            edge = owner != self._fix and (start == stop and other_start <= start <= other_stop or other_start == other_stop and start <= other_start <= stop)
+            if touching or same_place or edge:
+                raise CannotFix("two edits overlap")
+        ops.append((self._fix, start, stop, op))
+        self._log.append(("block", id(located.block)))
+        if same_as is not None:
+            self._inserts.setdefault(id(located.block), set()).add((start, stop, same_as))
+            self._log.append(("insert", (id(located.block), (start, stop, same_as))))
+        self._need(located.chain[: located.chain.index(located.line)] if located.line in located.chain else located.chain)
 
     def insert_before(self, located: Located, statements: Sequence[cst.BaseStatement]) -> None:
-        self._block_op(located, located.index, located.index, lambda _: list(statements))
+        code = "".join(self.code(s) for s in statements)
+        self._block_op(located, located.index, located.index, lambda _: list(statements), same_as=code)
 
     def insert_after(self, located: Located, statements: Sequence[cst.BaseStatement]) -> None:
         at = located.index + 1
-        self._block_op(located, at, at, lambda _: list(statements))
+        code = "".join(self.code(s) for s in statements)
+        self._block_op(located, at, at, lambda _: list(statements), same_as=code)
 
     def remove(self, located: Located) -> None:
         self._block_op(located, located.index, located.index + 1, lambda _: [])
@@ -182,23 +244,31 @@ class Editor:
 
         self._block_op(first, first.index, last.index + 1, op)
 
+    @property
+    def empty(self) -> bool:
+        return not any(self._edits.values()) and not any(self._block_ops.values())
+
     def result(self) -> cst.Module:
-        return self.module.visit(_Apply(self._edits, self._block_ops))
+        return self.module.visit(_Apply(self._edits, self._block_ops, self._spine))
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, edits: dict[int, list[Callable[[Any], Any]]], block_ops: dict[int, list[Any]]) -> None:
+    def __init__(self, edits: dict[int, list[Any]], block_ops: dict[int, list[Any]], spine: dict[int, int]) -> None:
         super().__init__()
         self.edits = edits
         self.block_ops = block_ops
+        self.spine = spine
+
+    def on_visit(self, node: Any) -> bool:
+        return id(node) in self.spine  # nothing to change below any other node
 
     def on_leave(self, original_node: Any, updated_node: Any) -> Any:
         result = updated_node
-        for change in self.edits.get(id(original_node), ()):
+        for _, change in self.edits.get(id(original_node), ()):
             result = change(result)
         ops = self.block_ops.get(id(original_node))
         if ops:
-            result = _apply_block_ops(result, ops)
+            result = _apply_block_ops(result, [(start, stop, op) for _, start, stop, op in ops])
         return result
 
 

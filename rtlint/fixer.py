@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 from rtlint.context import FixContext
-from rtlint.edits import apply_edits, compatible, diff_edits
-from rtlint.findings import Edit, Finding, Fix
+from rtlint.edits import diff_edits
+from rtlint.findings import Finding, Fix
 from rtlint.linter import lint_text
 from rtlint.parsing import ParseError, parse
 from rtlint.rule import Rule, Settings
@@ -41,17 +41,19 @@ def _libcst_module(text: str):
 
 def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings) -> Fix | None:
     """The edits of one finding's fix against `text`, or None when the rule cannot build it."""
-    from rtlint.cstedit import CannotFix
+    from rtlint.cstedit import CannotFix, Editor
 
     if finding.fixable is None or module is None:
         return None
+    editor = Editor(module)
+    editor.begin()
     try:
-        fixed = rule.fix(finding, FixContext(text, settings, module))
+        rule.fix(finding, FixContext(text, settings, editor))
     except CannotFix:
         return None
-    if fixed is None:
+    if editor.empty:
         return None
-    edits = diff_edits(text, fixed.code)
+    edits = diff_edits(text, editor.result().code)
     return Fix(finding.fixable, edits) if edits else None
 
 
@@ -78,10 +80,16 @@ def fix_text(
     unsafe: bool = False,
     findings: list[Finding] | None = None,
 ) -> FixOutcome:
+    """Apply every wanted fix, pass after pass, until none is left or none applies. In a
+    pass, the fixes whose edits do not overlap are applied together in one transform; the
+    others wait for the next pass, re-detected on the new text."""
+    from rtlint.cstedit import CannotFix, Editor
+
     by_code = {rule.code: rule for rule in rules}
     if findings is None:
         findings = lint_text(text, display_path, rules, settings)
     current = text
+    module = None
     applied: list[Finding] = []
     for _ in range(MAX_PASSES):
         wanted = [
@@ -91,26 +99,34 @@ def fix_text(
         ]
         if not wanted:
             break
-        module = _libcst_module(current)
+        module = module if module is not None else _libcst_module(current)
         if module is None:
             break
+        editor = Editor(module)
         chosen: list[Finding] = []
-        edits: list[Edit] = []
         for finding in wanted:
+            editor.begin()
             try:
-                fix = build_fix(by_code[finding.code], finding, current, module, settings)
+                by_code[finding.code].fix(finding, FixContext(current, settings, editor))
+            except CannotFix:
+                editor.rollback()
+                continue
             except Exception as exc:  # a broken fix must not end the run
                 return FixOutcome(text, findings, failure=f"{finding.code} fix crashed: {type(exc).__name__}: {exc}")
-            if fix is not None and compatible(edits, fix.edits):
-                chosen.append(finding)
-                edits.extend(fix.edits)
-        if not chosen:
+            chosen.append(finding)
+        if not chosen or editor.empty:
             break
-        candidate = apply_edits(current, edits)
-        failure = _verify(candidate, display_path, findings, chosen, rules, settings)
-        if isinstance(failure, str):
-            return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=failure)
-        current, findings = candidate, failure
+        try:
+            candidate = editor.result().code
+        except Exception as exc:
+            codes = ", ".join(sorted({f.code for f in chosen}))
+            return FixOutcome(text, findings, failure=f"{codes} fix crashed: {type(exc).__name__}: {exc}")
+        if candidate == current:
+            break
+        verified = _verify(candidate, display_path, findings, chosen, rules, settings)
+        if isinstance(verified, str):
+            return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
+        current, (findings, module) = candidate, verified
         applied.extend(chosen)
     return FixOutcome(current, findings, applied)
 
@@ -122,14 +138,16 @@ def _verify(
     chosen: list[Finding],
     rules: Sequence[Rule],
     settings: Settings,
-) -> str | list[Finding]:
-    """The re-lint of `candidate`, or why the fixes in `chosen` cannot be trusted."""
+) -> str | tuple[list[Finding], object]:
+    """The re-lint of `candidate` and its LibCST tree (the next pass works on it), or why
+    the fixes in `chosen` cannot be trusted."""
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
         parse(candidate, display_path)
     except ParseError as exc:
         return f"{codes} fix not applied: the result does not parse (line {exc.line}: {exc.message})"
-    if _libcst_module(candidate) is None:
+    module = _libcst_module(candidate)
+    if module is None:
         return f"{codes} fix not applied: the result cannot be parsed by LibCST"
     after = lint_text(candidate, display_path, rules, settings)
     count_before = Counter((f.code, f.symbol) for f in before)
@@ -140,7 +158,7 @@ def _verify(
             code, symbol = key
             where = f" in {symbol}" if symbol else ""
             return f"{code} fix not applied: re-linting the result still reports {code}{where}"
-    return after
+    return after, module
 
 
 class FileChanged(Exception):

@@ -84,9 +84,12 @@ class Rule:
     def check(self, file: FileContext) -> Iterable[Finding]:
         raise NotImplementedError
 
-    def fix(self, finding: Finding, file: FixContext) -> Any:
-        """The LibCST module with this finding fixed, or None when no fix can be built."""
-        return None
+    def fix(self, finding: Finding, file: FixContext) -> None:
+        """Record the edits that fix `finding` on `file.editor` (statement paths from the
+        check locate the nodes). Raise `rtlint.cstedit.CannotFix` when the fix cannot be built."""
+        from rtlint.cstedit import CannotFix
+
+        raise CannotFix(f"{self.code} has no fix")
 
     # -- helpers for rules ---------------------------------------------------------------
     def report(

@@ -11,8 +11,12 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from rtlint.context import StatementPath
-from rtlint.cstedit import CannotFix, Editor
+
+if TYPE_CHECKING:
+    from rtlint.cstedit import Editor
 
 from ._realtime import Function, Module, _awaited_calls, dotted, is_lock_factory, module_anchor, walk_function
 
@@ -161,7 +165,7 @@ def _lock_factory(module: Module) -> tuple[str, bool]:
     return "asyncio.Lock()", True
 
 
-def apply(plan: LockPlan, editor: Editor) -> None:
+def apply(plan: LockPlan, editor: "Editor") -> None:
     """Record the plan's edits on `editor`."""
     first, last = editor.locate(plan.first), editor.locate(plan.last)
     header = f"async with {plan.lock_expression}"
@@ -186,6 +190,8 @@ def apply(plan: LockPlan, editor: Editor) -> None:
         owner = editor.locate(plan.create_at_class).node
         block = getattr(owner, "body", None)
         if block is None or not getattr(block, "body", None) or not hasattr(block, "indent"):
+            from rtlint.cstedit import CannotFix
+
             raise CannotFix("the class body is on one line")
         from rtlint.cstedit import Located
 

@@ -138,4 +138,3 @@ class A:
 
     def fix(self, finding: Finding, file):
         _lockfix.apply(finding.data, file.editor)
-        return file.editor.result()

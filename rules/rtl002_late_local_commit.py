@@ -212,7 +212,6 @@ class A:
             path, after = plan.module_anchor
             anchor = editor.locate(path)
             (editor.insert_after if after else editor.insert_before)(anchor, [editor.statement("import contextlib\n")])
-        return editor.result()
 
 
 def _pushed_contexts(module: Module, function: Function, push: Push) -> set[str]:
@@ -343,19 +342,23 @@ def _plan(
     k = 0
     while push_path[k] == commit_path[k]:
         k += 1
-    # the commit goes before the push's statement in the block shared with the commit, then
-    # down through lock blocks around the push, so it is made under the lock
-    anchor = push_path[: k + 1]
-    while True:
-        stmt = _statement(module, anchor)
-        if isinstance(stmt, ast.AsyncWith) and len(anchor) < len(push_path) and module.lock_blocks(push.call, function):
-            if any(b.stmt is stmt for b in module.lock_blocks(push.call, function)):
-                anchor = push_path[: len(anchor) + 1]
-                continue
-        break
-    anchor_stmt = _statement(module, anchor)
-    definition = _definition_before(function, item.name, anchor_stmt, push)
-    if definition is None:
+    # where the commit can go: before one of the statements on the way down to the push,
+    # starting from the one that shares a block with the commit (for a commit in the try's
+    # else/finally, the try itself); the shallowest place that is under every lock taken
+    # around the push and after the item exists wins
+    start = k if order == "after" else k - 1
+    locked_depth = max(
+        (d for d in range(start, len(push_path)) if _takes_push_lock(module, _statement(module, push_path[: d + 1]), push, function)),
+        default=start - 1,
+    )
+    definition = _definition_path(module, function, item.name, push)
+    anchor = None
+    for depth in range(max(start, locked_depth + 1), len(push_path)):
+        candidate = push_path[: depth + 1]
+        if definition is not None and _precedes(definition, candidate):
+            anchor = candidate
+            break
+    if anchor is None:
         return None, ""
     # the commit must stay unconditional and use nothing computed after the push
     unsafe = ""
@@ -365,20 +368,32 @@ def _plan(
     used = {n.id for n in ast.walk(commit) if isinstance(n, ast.Name)}
     if used & late_names:
         unsafe = f"the commit uses {', '.join(sorted(used & late_names))}, computed after the push"
-    handlers = _rollback_handlers(module, push, anchor, order)
+    tries = _rollback_tries(module, push_path, start, order)
+    handlers = []
+    maybe_unbound = False
+    for try_path, try_stmt in tries:
+        for index, handler in enumerate(try_stmt.handlers):
+            if order == "else" or _abandons(handler.body):
+                handlers.append(try_path + (("handlers", index, 0),))
+                # a handler of a try whose body binds the item can run before it is bound
+                maybe_unbound |= definition[: len(try_path)] == try_path
+    if maybe_unbound and _in_loop(module, push.stmt, function):
+        unsafe = unsafe or "the item is bound inside a loop's try, so an early failure could undo an older item"
     remove = settings.get("remove-method", "remove")
     target = local + ".items" if _commit_method(commit) in ("append", "extend") else local
     alias = imports_module(module, "contextlib")
     suppress = f"{alias}.suppress" if alias else "contextlib.suppress"
-    # the item may be gone already (the context was replaced meanwhile): undo what is there
+    # the item may be gone already (the context was replaced meanwhile), or not bound yet
+    # (the handler caught a failure before it was made): undo only what is there
+    errors = "ValueError, NameError" if maybe_unbound else "ValueError"
     if item.is_list:
         undo = (
             f"for _rtlint_item in {item.name}:\n"
-            f"    with {suppress}(ValueError):\n"
+            f"    with {suppress}({errors}):\n"
             f"        {target}.{remove}(_rtlint_item)\n"
         )
     else:
-        undo = f"with {suppress}(ValueError):\n    {target}.{remove}({item.name})\n"
+        undo = f"with {suppress}({errors}):\n    {target}.{remove}({item.name})\n"
     plan = OrderingPlan(
         commit=commit_path,
         before=anchor,
@@ -390,30 +405,66 @@ def _plan(
     return plan, unsafe
 
 
+def _takes_push_lock(module: Module, stmt: ast.stmt, push: Push, function: Function) -> bool:
+    return isinstance(stmt, ast.AsyncWith) and any(b.stmt is stmt for b in module.lock_blocks(push.call, function))
+
+
+def _precedes(earlier: StatementPath, later: StatementPath) -> bool:
+    """Whether the statement at `earlier` runs before the one at `later` whenever that one
+    runs: it sits earlier in the same block or in an enclosing block (not in a branch)."""
+    k = 0
+    while k < min(len(earlier), len(later)) and earlier[k] == later[k]:
+        k += 1
+    if k == len(earlier) or k == len(later):
+        return False
+    a, b = earlier[k], later[k]
+    return a[:-1] == b[:-1] and a[-1] < b[-1] and len(earlier) == k + 1
+
+
+def _in_loop(module: Module, stmt: ast.stmt, function: Function) -> bool:
+    for ancestor in module.ancestors(stmt):
+        if ancestor is function.node:
+            return False
+        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+    return False
+
+
+def _definition_path(module: Module, function: Function, name: str, push: Push) -> StatementPath | None:
+    """The path of the last statement before the push that binds `name` (a parameter
+    counts as bound before the body)."""
+    found = None
+    for stmt in body_statements(function.node):
+        if (stmt.lineno, stmt.col_offset) >= (push.stmt.lineno, push.stmt.col_offset):
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                found = stmt
+    if found is not None:
+        return module.path(found)
+    arguments = function.node.args
+    if any(a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
+        return module.path(function.node) + (("body", -1),)
+    return None
+
+
+def _rollback_tries(module: Module, push_path: StatementPath, start: int, order: str) -> list[tuple[StatementPath, ast.Try]]:
+    """The try statements whose handlers run when the push fails and whose body does not
+    hold the original commit: from the shared block down to the push."""
+    if order == "finally":
+        return []
+    tries = []
+    for depth in range(start, len(push_path) - 1):
+        path = push_path[: depth + 1]
+        stmt = _statement(module, path)
+        if isinstance(stmt, ast.Try) and push_path[depth + 1][0] == "body":
+            tries.append((path, stmt))
+    return tries
+
+
 def _commit_method(stmt: ast.stmt) -> str:
     return stmt.value.func.attr  # type: ignore[attr-defined]
-
-
-def _definition_before(function: Function, name: str, anchor: ast.stmt, push: Push) -> ast.AST | None:
-    """The binding of `name` that precedes `anchor` (the item must exist where the commit goes)."""
-    found = None
-    for node in walk_function(function.node):
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, (ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        for target in targets:
-            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
-                if (node.lineno, node.col_offset) < (anchor.lineno, anchor.col_offset):
-                    found = node
-    if found is None:
-        arguments = function.node.args
-        if any(a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
-            return function.node
-    return found
 
 
 def _names_bound_between(function: Function, push: Push, commit: ast.stmt) -> set[str]:
@@ -426,23 +477,6 @@ def _names_bound_between(function: Function, push: Push, commit: ast.stmt) -> se
                 names.add(node.id)
     # the push's own result, e.g. `result = await session.update_chat_ctx(ctx)`
     return names
-
-
-def _rollback_handlers(module: Module, push: Push, anchor: StatementPath, order: str) -> list[StatementPath]:
-    """First statements of the handlers of the try around the push that must undo the commit."""
-    if order == "finally":
-        return []
-    push_path = module.path(push.stmt)
-    handlers: list[StatementPath] = []
-    # the try statements between the new place of the commit and the push, innermost last
-    for depth in range(len(anchor), len(push_path)):
-        holder = _statement(module, push_path[:depth])
-        if not isinstance(holder, ast.Try) or push_path[depth][0] != "body":
-            continue
-        for index, handler in enumerate(holder.handlers):
-            if order == "else" or _abandons(handler.body):
-                handlers.append(push_path[:depth] + (("handlers", index, 0),))
-    return handlers
 
 
 def _abandons(body: list[ast.stmt]) -> bool:

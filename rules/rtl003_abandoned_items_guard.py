@@ -280,7 +280,7 @@ class A:
                     f"    {plan.ids}.append(_rtlint_abandoned.{plan.id_attribute})\n"
                 )
             editor.insert_before(editor.locate(exit.path), [editor.statement(code) for code in lines])
-        guard = editor.locate(plan.guard).node
+        guard = editor.locate(plan.guard)
         widened = editor.expression(f"({plan.guard_flag} or {plan.flag})")
 
         class _Widen(cst.CSTTransformer):
@@ -295,7 +295,6 @@ class A:
                 f"]\n"
             )
             editor.insert_before(editor.locate(plan.drop_before), [drop])
-        return editor.result()
 
 
 def _empty_list_target(node: ast.AST) -> str | None:
