@@ -100,6 +100,7 @@ def ensure_venv() -> Path:
             return venv_python(root)
         # build into a temp dir and rename, so a killed build never looks complete
         tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a shared cache should stay readable
         try:
             subprocess.run(
                 [sys.executable, "-m", "venv", str(tmp)], check=True, capture_output=True
@@ -125,12 +126,11 @@ def ensure_venv() -> Path:
 
 def pristine_agent_activity(python: Path) -> Path:
     """The installed (pristine) agent_activity.py, located without importing livekit here."""
-    out = subprocess.run(
-        [str(python), "-c",
-         "import importlib.util as u; print(u.find_spec('livekit.agents').submodule_search_locations[0])"],
-        check=True, capture_output=True, text=True, timeout=120,
-    )
-    return Path(out.stdout.strip()).parent.parent / AGENT_ACTIVITY_REL
+    # find_spec imports only the `livekit` namespace package, not livekit.agents
+    code = "import importlib.util as u; print(u.find_spec('livekit.agents').origin)"
+    out = subprocess.run([str(python), "-c", code],
+                         check=True, capture_output=True, text=True, timeout=120)
+    return Path(out.stdout.strip()).parent.parent.parent / AGENT_ACTIVITY_REL
 
 
 def run_scenarios(python: Path, agent_activity: Path | None, names: list[str]) -> dict:

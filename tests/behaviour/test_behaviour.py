@@ -22,7 +22,6 @@ import pytest
 
 pytestmark = pytest.mark.behaviour
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Dev only: a file to use as the fixed variant instead of running rtlint (a hand-patched
 # copy kept outside the repository), to check the harness while rtlint is being written.
 FIXED_FILE_OVERRIDE = "RTLINT_BEHAVIOUR_FIXED_FILE"
@@ -35,17 +34,15 @@ def fixed_agent_activity(tmp_path: Path) -> Path:
         return Path(override).resolve()
     copy = tmp_path / "agent_activity.py"
     shutil.copyfile(pristine, copy)
-    # the repo root (and src/, for a src layout) make `-m rtlint` work uninstalled
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO_ROOT), str(REPO_ROOT / "src"), env.get("PYTHONPATH")) if p
-    )
+    # rtlint must be installed in this environment (`pip install -e .`): rtlint.rules is
+    # mapped from rules/ by the package metadata, so the bare source tree does not import
     proc = subprocess.run(
         [sys.executable, "-m", "rtlint", "--fix", str(copy)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )
     report = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert proc.returncode in (0, 1), f"rtlint --fix failed: {report}"
+    # exit 1 also means "findings remain", and a crash exits 1 too: the file must change
     assert copy.read_bytes() != pristine.read_bytes(), f"rtlint --fix changed nothing: {report}"
     return copy
 
@@ -92,8 +89,9 @@ def sha256(path: Path) -> str:
 # -- the variants --------------------------------------------------------------------------------
 
 
-def test_scenarios_load_the_variant_under_test(pristine, fixed, pristine_agent_activity,
-                                                fixed_variant):
+def test_scenarios_load_the_variant_under_test(
+    pristine, fixed, pristine_agent_activity, fixed_variant
+):
     assert Path(pristine["loaded_agent_activity"]) == pristine_agent_activity.resolve()
     assert pristine["loaded_sha256"] == sha256(pristine_agent_activity)
     assert Path(fixed["loaded_agent_activity"]) == fixed_variant.resolve()

@@ -90,9 +90,12 @@ class FakeRealtimeServer:
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return f"http://127.0.0.1:{self.port}/v1"
 
-    async def stop(self) -> None:
-        for gate in self._gates:  # never leave a sender parked on a gate
+    def release_all(self) -> None:
+        for gate in self._gates:
             gate.release()
+
+    async def stop(self) -> None:
+        self.release_all()  # never leave the sender parked on a gate
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -186,7 +189,7 @@ class FakeRealtimeServer:
         if self.item(item["id"]) is not None:
             return self._error(ev, "item_create_duplicate_item_id", "duplicate item id")
         if prev_id not in (None, "root") and self.item(prev_id) is None:
-            return self._error(ev, "item_create_invalid_previous_item_id", "previous item not found")
+            return self._error(ev, "item_create_invalid_previous_item_id", "no previous item")
         prev = self._insert(item, prev_id)
         self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": item})
         self._emit({"type": "conversation.item.done", "previous_item_id": prev, "item": item})
@@ -209,7 +212,8 @@ class FakeRealtimeServer:
     def _response_cancel(self, ev: dict) -> None:
         # responses are generated at once (the model is faster than the network), so by
         # the time a cancel arrives there is never an active one: the API answers this
-        self._error(ev, "response_cancel_not_active", "Cancellation failed: no active response found")
+        self._error(ev, "response_cancel_not_active",
+                    "Cancellation failed: no active response found")
 
     def _response_create(self, ev: dict) -> None:
         params = ev.get("response") or {}

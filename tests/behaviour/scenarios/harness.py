@@ -8,7 +8,7 @@ import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fake_realtime_server import FakeRealtimeServer, Gate
 from livekit import rtc
@@ -149,12 +149,9 @@ class Harness:
     server: FakeRealtimeServer
     session: AgentSession
     model: openai.realtime.RealtimeModel
-    gates: list[Gate] = field(default_factory=list)
 
     def hold(self, predicate: Callable[[dict], bool]) -> Gate:
-        gate = self.server.hold(predicate)
-        self.gates.append(gate)
-        return gate
+        return self.server.hold(predicate)
 
     def local_items(self) -> list[dict]:
         return [describe_local(i) for i in self.session.current_agent.chat_ctx.items
@@ -195,8 +192,7 @@ async def realtime_session(
         await wait(server.connected, "the engine to connect")
         yield Harness(server=server, session=session, model=model)
     finally:
-        for gate in server._gates:
-            gate.release()
+        server.release_all()  # a scenario that failed must not leave the close parked on a gate
         with contextlib.suppress(Exception):
             await bounded(session.aclose(), "session close")
         with contextlib.suppress(Exception):

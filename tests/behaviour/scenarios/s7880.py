@@ -8,6 +8,7 @@ import asyncio
 from fake_realtime_server import function_call, message
 from harness import Harness, is_added, new_task_named, on_lock_wait, realtime_session, wait
 from livekit.agents import Agent, function_tool
+from livekit.agents.voice import SpeechHandle
 
 TEXT_TURN_TASK = "AgentActivity.realtime_reply"  # the task a text user turn runs in
 
@@ -53,7 +54,9 @@ async def tool_output() -> dict:
         return h.result(pushed_output=_fco_ids(h.local_items()))
 
 
-async def interrupt_during_tool_call(h: Harness, agent: WeatherAgent, user_input: str):
+async def interrupt_during_tool_call(
+    h: Harness, agent: WeatherAgent, user_input: str
+) -> SpeechHandle:
     """Start a reply whose response calls the (gated) tool, and interrupt it while the
     response is still generating: that sends the tool's output down the interrupted path
     (:4737). Interrupted after the response ended, the speech would already be a background
