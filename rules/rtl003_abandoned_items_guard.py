@@ -22,44 +22,60 @@ from ._realtime import (
     walk_function,
 )
 
+_LIST_VIEWS = {"enumerate", "reversed", "sorted", "list", "tuple", "iter"}
+_STOPS = {"StopAsyncIteration", "StopIteration"}
+
 
 @dataclass(frozen=True)
-class _Exit:
+class ExitPlan:
     path: StatementPath
-    before_append: bool  # the loop's current item has not entered the list yet
+    record_current: str | None  # code of the current item's id, when it never entered the list
+    drain: str | None  # the stream whose rest to drain here
 
 
 @dataclass(frozen=True)
 class AbandonPlan:
     flag: str  # e.g. "message_outputs_abandoned"
     ids: str | None  # e.g. "message_outputs_abandoned_ids"; None when ids cannot be known
-    declare_after: StatementPath  # the list's creation
-    nonlocal_in: tuple[StatementPath, ...]  # first statements of nested loop functions
-    nonlocal_after_docstring: tuple[bool, ...]
-    exits: tuple[_Exit, ...]
-    target: str | None  # the loop variable
     id_attribute: str | None
-    drain: str | None  # the stream to drain at an exit (async for over a name)
+    drain_variable: str
+    declare_after: StatementPath  # the list's creation
+    nonlocal_at: tuple[tuple[StatementPath, bool], ...]  # (first statement, insert after it)
+    exits: tuple[ExitPlan, ...]
+    skipped: tuple[tuple[StatementPath, str], ...]  # (`flag = True` statement, id code) in the flag loop
     guard: StatementPath
-    guard_flag: str
+    widen: str  # code of the guard's flag expression to widen
+    negated: bool  # the flag is used as `not flag`
     drop_before: StatementPath | None  # statement of the guard's body holding the push
-    pushed: str | None  # the context the cleanup pushes (to drop abandoned items from)
+    pushed: str | None  # the context the cleanup pushes (abandoned items are dropped from it)
 
 
 @dataclass
 class _Loop:
-    node: ast.For | ast.AsyncFor
+    node: ast.For | ast.AsyncFor | ast.While
     function: ast.AST  # the function the loop is in
-    exits: list[ast.stmt] = field(default_factory=list)
+    target: str | None = None  # the variable holding the current item
+    stream: str | None = None  # a stream that can be drained (async, a name or attribute)
+    pull: ast.stmt | None = None  # `msg = await anext(stream)` in a while loop
     appends: list[ast.AST] = field(default_factory=list)
+    exits: list[ast.stmt] = field(default_factory=list)
+
+
+@dataclass
+class _Flag:
+    name: str | None  # a flag variable, or None for a scan written in the guard itself
+    node: ast.AST | None  # the scanning expression, for an inline flag
+    loop: ast.For | ast.AsyncFor | None = None  # a loop over the list that sets the flag
+    sets: list[ast.stmt] = field(default_factory=list)  # `flag = True` / `flag |= ...` in it
 
 
 class AbandonedItemsGuard(Rule):
     """
     ## What it does
-    Finds a cleanup push guarded by a flag that is computed only from a list `L`, where `L`
-    is filled by a loop over a stream that can leave early (`break`, `return`) and so
-    abandon the stream's remaining items, which never enter `L`.
+    Finds a cleanup push guarded by a flag that is computed only from a list `L` (a loop
+    over `L` that sets it, `any(...)` or `all(...)` over `L`, ...), where `L` is filled by a
+    loop over a stream that can leave early (`break`, or `return` from a nested function)
+    and so abandon the stream's remaining items, which never enter `L`.
 
     ## Why is this bad?
     The cleanup is meant to remove the abandoned items server-side, but the flag scans `L`,
@@ -104,22 +120,27 @@ class AbandonedItemsGuard(Rule):
 
     ## Fix
     Declares `<L>_abandoned = False` beside `L`, sets it at every early exit of the loop
-    (with `nonlocal` when the loop is in a nested function) and ORs it into the guard.
+    (with `nonlocal` when the loop is in a nested function) and ORs it into the guard
+    (`(not flag or L_abandoned)` for a negated flag).
+
     The flag alone is not enough where the server's items are echoed into the local context
     as placeholders (LiveKit's `_on_remote_item_added`): the cleanup would push a context
-    that still holds them and delete nothing. So the fix also records the ids of the
-    abandoned items (the current item, when it had not entered `L`, and, for an `async for`
-    over a stream, the rest of the stream, drained) and drops them from the pushed context
-    before the cleanup push. The id attribute of the stream's items is found from the code
-    (`msg.message_id`); see `abandoned-item-ids`.
+    that still holds them and delete nothing. So the fix also records the ids of the items
+    the cleanup is for: at each early exit, the current item (when it had not entered `L`)
+    and, for an `async for` (or `await anext(...)`) over a stream, the rest of the stream,
+    drained; in a loop over `L` that sets the flag, the entries that set it. Before the
+    cleanup push, those ids are dropped from the pushed context. The id attribute is the
+    first of `abandoned-item-ids` that the code reads from the items (`msg.message_id`).
 
     ## Fix safety
     Draining waits for the stream to end, as the loop itself would have; a stream that never
-    ends after an early exit would hold the cleanup. When the ids cannot be known (no id
-    attribute used on the items, a stream that is an expression), only the flag is added.
+    ends after an early exit would hold the cleanup. When the ids cannot be known (the code
+    reads no id attribute from the items), the fix adds the flag only and the message says
+    so. A synchronous loop over a list records only the current item.
 
-    Not a finding: a loop with no early exit; a guard that already includes a flag set at
-    every early exit; a flag that is not derived from the list.
+    Not a finding: a loop with no early exit; a guard that already uses a variable set at
+    every early exit; a flag that is not derived from the list; a `return` that leaves the
+    function of the guard (the guard never runs on that path).
     """
 
     code = "RTL003"
@@ -178,86 +199,104 @@ class A:
         if not pushes:
             return
         own = list(walk_function(node))
+        guards = [n for n in own if isinstance(n, ast.If)]
         for definition in own:
             name = _empty_list_target(definition)
             if name is None:
                 continue
-            loops = [loop for loop in _filling_loops(node, name) if loop.exits]
+            loops = _filling_loops(node, name)
+            for loop in loops:
+                # a `return` in the guard's own function skips the guard: not this bug
+                loop.exits = [e for e in loop.exits if not (isinstance(e, ast.Return) and loop.function is node)]
+            loops = [loop for loop in loops if loop.exits]
             if not loops:
                 continue
-            for flag, _ in _flags_from(own, name):
-                for guard in own:
-                    if not isinstance(guard, ast.If) or guard.lineno <= definition.lineno:
-                        continue
-                    if flag not in {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name)}:
-                        continue
-                    push = _push_in(guard, pushes, module)
-                    if push is None:
-                        continue
-                    if _already_tracked(guard, loops):
-                        continue
-                    exit_lines = sorted(e.lineno for loop in loops for e in loop.exits)
-                    plan = self._plan(module, node, definition, name, loops, guard, flag, push)
-                    message = (
-                        f"guard `{flag}` is computed only from `{name}`, which the items abandoned at the "
-                        f"early exit{'s' * (len(exit_lines) > 1)} (line{'s' * (len(exit_lines) > 1)} "
-                        f"{', '.join(map(str, exit_lines))}) never enter; the cleanup push at line "
-                        f"{push.call.lineno} cannot run for them"
-                    )
-                    yield self.report(file, guard.test, message, fixable="safe", symbol=qualname, data=plan)
+            flags = list(_flags_from(own, name))
+            for guard in guards:
+                if guard.lineno <= definition.lineno:
+                    continue
+                push = _push_in(guard, pushes)
+                if push is None:
+                    continue
+                flag = _flag_in_guard(guard, name, flags)
+                if flag is None or _already_tracked(guard, loops):
+                    continue
+                yield self._finding(file, module, node, qualname, definition, name, loops, guard, flag, push)
+
+    def _finding(self, file, module, function, qualname, definition, name, loops, guard, flag, push) -> Finding:
+        plan = self._plan(module, function, definition, name, loops, guard, flag, push)
+        exit_lines = sorted({e.lineno for loop in loops for e in loop.exits})
+        many = len(exit_lines) > 1
+        what = f"`{flag.name}`" if flag.name else "its scan"
+        message = (
+            f"cleanup guard depends on {what}, computed only from `{name}`; the items abandoned at "
+            f"the early exit{'s' * many} (line{'s' * many} {', '.join(map(str, exit_lines))}) never "
+            f"enter `{name}`, so the cleanup push at line {push.call.lineno} cannot run for them"
+        )
+        if plan.ids is None:
+            message += " (the fix adds the flag only: no id attribute of the items is used, so copies echoed into the pushed context are not dropped)"
+        finding = self.report(file, guard, message, fixable="safe", symbol=qualname, data=plan)
+        # the guard is the `if` line; it ends where its test ends
+        finding.end_line, finding.end_column = file.position(guard.test.end_lineno, guard.test.end_col_offset)
+        return finding
 
     def _plan(self, module: Module, function: ast.AST, definition: ast.stmt, name: str,
-              loops: list[_Loop], guard: ast.If, flag: str, push: Push) -> AbandonPlan:
+              loops: list[_Loop], guard: ast.If, flag: _Flag, push: Push) -> AbandonPlan:
         taken = _names_in(function)
         flag_name = _fresh(f"{name}_abandoned", taken)
-        loop = loops[0]
-        target = loop.node.target.id if isinstance(loop.node.target, ast.Name) else None
-        id_attribute = _id_attribute(function, target, self.settings.get("abandoned-item-ids", ()))
-        ids_name = _fresh(f"{name}_abandoned_ids", taken) if id_attribute else None
-        drain = None
-        if ids_name and isinstance(loop.node, ast.AsyncFor) and dotted(loop.node.iter):
-            drain = dotted(loop.node.iter)
+        candidates = self.settings.get("abandoned-item-ids", ())
+        id_attribute = _id_attribute(function, [loop.target for loop in loops], candidates)
+        ids_name = _fresh(f"{name}_abandoned_ids", taken | {flag_name}) if id_attribute else None
+        drain_variable = _fresh("_rtlint_abandoned", taken)
         exits = []
-        for each in loops:
-            first_append = min((a.lineno for a in each.appends), default=10**9)
-            for stmt in each.exits:
-                exits.append(_Exit(module.path(stmt), stmt.lineno < first_append and each is loop))
-        nested = []
-        after_docstring = []
-        for each in loops:
-            if each.function is not function and module.path(each.function.body[0]) not in nested:
-                nested.append(module.path(each.function.body[0]))
-                first = each.function.body[0]
-                after_docstring.append(
-                    isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str) and len(each.function.body) > 1
-                )
-        drop_before = None
-        pushed = None
-        argument = push.argument
-        if ids_name and argument is not None:
-            if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy":
-                argument = argument.func.value
-            pushed = dotted(argument)
-            if pushed is not None:
-                drop_before = _guard_body_statement(module, guard, push)
+        for loop in loops:
+            for stmt in loop.exits:
+                record = None
+                if ids_name and loop.target and not any(_may_precede(module, a, stmt) for a in loop.appends):
+                    if not (loop.pull is not None and not _may_precede(module, loop.pull, stmt)):
+                        record = f"{loop.target}.{id_attribute}"
+                exits.append(ExitPlan(module.path(stmt), record, loop.stream if ids_name else None))
+        nonlocal_at = []
+        for loop in loops:
+            if loop.function is function:
+                continue
+            body = loop.function.body
+            docstring = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
+            entry = (module.path(body[0]), docstring and len(body) > 1)
+            if entry not in nonlocal_at:
+                nonlocal_at.append(entry)
+        skipped = []
+        if ids_name and flag.loop is not None and isinstance(flag.loop.target, (ast.Name, ast.Tuple)):
+            expression = _id_expression(flag.loop, id_attribute)
+            if expression:
+                skipped = [(module.path(stmt), expression) for stmt in flag.sets]
+        drop_before, pushed = None, None
+        if ids_name:
+            drop_before, pushed = _drop_target(module, guard, push)
+        widen_node = flag.node
+        negated = False
+        if flag.name is not None:
+            widen_node = next(n for n in ast.walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name)
+        parent = _parent_in(guard.test, widen_node)
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            negated = True
         return AbandonPlan(
             flag=flag_name,
             ids=ids_name,
-            declare_after=module.path(definition),
-            nonlocal_in=tuple(nested),
-            nonlocal_after_docstring=tuple(after_docstring),
-            exits=tuple(exits),
-            target=target,
             id_attribute=id_attribute,
-            drain=drain,
+            drain_variable=drain_variable,
+            declare_after=module.path(definition),
+            nonlocal_at=tuple(nonlocal_at),
+            exits=tuple(exits),
+            skipped=tuple(skipped),
             guard=module.path(guard),
-            guard_flag=flag,
+            widen=_squash(module.file.segment(widen_node)),
+            negated=negated,
             drop_before=drop_before,
-            pushed=pushed if drop_before else None,
+            pushed=pushed,
         )
 
-    def fix(self, finding: Finding, file):
+    def fix(self, finding: Finding, file) -> None:
         import libcst as cst
 
         plan: AbandonPlan = finding.data
@@ -266,28 +305,23 @@ class A:
         if plan.ids:
             declarations.append(editor.statement(f"{plan.ids}: list[str] = []\n"))
         editor.insert_after(editor.locate(plan.declare_after), declarations)
-        for path, after_docstring in zip(plan.nonlocal_in, plan.nonlocal_after_docstring):
+        for path, after_docstring in plan.nonlocal_at:
             located = editor.locate(path)
             statement = [editor.statement(f"nonlocal {plan.flag}\n")]
             (editor.insert_after if after_docstring else editor.insert_before)(located, statement)
         for exit in plan.exits:
             lines = [f"{plan.flag} = True\n"]
-            if plan.ids and exit.before_append and plan.target:
-                lines.append(f"{plan.ids}.append({plan.target}.{plan.id_attribute})\n")
-            if plan.ids and plan.drain:
+            if exit.record_current:
+                lines.append(f"{plan.ids}.append({exit.record_current})\n")
+            if exit.drain:
                 lines.append(
-                    f"async for _rtlint_abandoned in {plan.drain}:\n"
-                    f"    {plan.ids}.append(_rtlint_abandoned.{plan.id_attribute})\n"
+                    f"async for {plan.drain_variable} in {exit.drain}:\n"
+                    f"    {plan.ids}.append({plan.drain_variable}.{plan.id_attribute})\n"
                 )
             editor.insert_before(editor.locate(exit.path), [editor.statement(code) for code in lines])
-        guard = editor.locate(plan.guard)
-        widened = editor.expression(f"({plan.guard_flag} or {plan.flag})")
-
-        class _Widen(cst.CSTTransformer):
-            def leave_Name(self, original, updated):
-                return widened if original.value == plan.guard_flag else updated
-
-        editor.replace(guard, lambda updated: updated.with_changes(test=updated.test.visit(_Widen())))
+        for path, expression in plan.skipped:
+            editor.insert_after(editor.locate(path), [editor.statement(f"{plan.ids}.append({expression})\n")])
+        editor.replace(editor.locate(plan.guard), lambda updated: updated.with_changes(test=updated.test.visit(_Widen(plan, editor))))
         if plan.drop_before is not None and plan.pushed:
             drop = editor.statement(
                 f"{plan.pushed}.items[:] = [\n"
@@ -295,6 +329,46 @@ class A:
                 f"]\n"
             )
             editor.insert_before(editor.locate(plan.drop_before), [drop])
+
+
+def _Widen(plan: AbandonPlan, editor):  # noqa: N802 - builds a LibCST transformer
+    """ORs the abandon flag into the guard where the flag is used (outside its `not`)."""
+    import libcst as cst
+
+    class Widen(cst.CSTTransformer):
+        def _matches(self, node) -> bool:
+            return _squash(editor.code(node)) == plan.widen
+
+        def on_leave(self, original, updated):
+            result = super().on_leave(original, updated)
+            if plan.negated:
+                if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not) and self._matches(original.expression):
+                    return editor.expression(f"(not {editor.code(original.expression).strip()} or {plan.flag})")
+            elif isinstance(original, cst.BaseExpression) and self._matches(original):
+                return editor.expression(f"({editor.code(original).strip()} or {plan.flag})")
+            return result
+
+        # a keyword's name and an attribute's name are not uses of the flag
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(keyword=original.keyword)
+
+        def leave_Attribute(self, original, updated):
+            return updated.with_changes(attr=original.attr)
+
+    return Widen()
+
+
+def _squash(code: str) -> str:
+    """Code without white space, to compare an `ast` segment with LibCST's text of a node."""
+    return "".join(code.split())
+
+
+def _parent_in(root: ast.AST, target: ast.AST | None) -> ast.AST | None:
+    for node in ast.walk(root):
+        for child in ast.iter_child_nodes(node):
+            if child is target:
+                return node
+    return None
 
 
 def _empty_list_target(node: ast.AST) -> str | None:
@@ -314,8 +388,8 @@ def _empty_list_target(node: ast.AST) -> str | None:
 
 
 def _filling_loops(function: ast.AST, name: str) -> list[_Loop]:
-    """Loops (in the function or in functions nested in it that share `name`) that add to
-    the list, with their early exits."""
+    """Loops over a stream (in the function, or in functions nested in it that share the
+    list) that add to the list, with their early exits."""
     loops: list[_Loop] = []
     scopes = [function]
     for node in ast.walk(function):
@@ -323,12 +397,19 @@ def _filling_loops(function: ast.AST, name: str) -> list[_Loop]:
             scopes.append(node)
     for scope in scopes:
         for node in walk_function(scope):
-            if not isinstance(node, (ast.For, ast.AsyncFor)):
+            if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 continue
             loop = _Loop(node, scope)
-            for inner in _loop_body(node):
-                if _adds_to(inner, name):
-                    loop.appends.append(inner)
+            if isinstance(node, ast.While):
+                pull = _stream_pull(node)
+                if pull is None:
+                    continue  # not a loop over a stream
+                loop.pull, loop.target, loop.stream = pull
+            else:
+                loop.target = node.target.id if isinstance(node.target, ast.Name) else None
+                if isinstance(node, ast.AsyncFor) and not isinstance(node.iter, ast.Call):
+                    loop.stream = dotted(node.iter)
+            loop.appends = [inner for stmt in node.body for inner in walk_function(stmt) if _adds_to(inner, name)]
             if not loop.appends:
                 continue
             loop.exits = list(_early_exits(node))
@@ -336,39 +417,53 @@ def _filling_loops(function: ast.AST, name: str) -> list[_Loop]:
     return loops
 
 
-def _loop_body(loop: ast.AST) -> Iterator[ast.AST]:
+def _stream_pull(loop: ast.While) -> tuple[ast.stmt, str | None, str | None] | None:
+    """`item = await anext(stream)` (or `stream.__anext__()`) in the loop: (statement, item, stream)."""
     for stmt in loop.body:
-        yield from walk_function(stmt)
+        for inner in walk_function(stmt):
+            if (
+                isinstance(inner, ast.Assign)
+                and len(inner.targets) == 1
+                and isinstance(inner.targets[0], ast.Name)
+                and isinstance(inner.value, ast.Await)
+                and isinstance(inner.value.value, ast.Call)
+            ):
+                call = inner.value.value
+                if final_name(call.func) == "anext" and call.args:
+                    return inner, inner.targets[0].id, dotted(call.args[0])
+                if isinstance(call.func, ast.Attribute) and call.func.attr == "__anext__":
+                    return inner, inner.targets[0].id, dotted(call.func.value)
+    return None
 
 
 def _early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
-    """`break` statements of this loop (not of loops inside it) and `return` statements in it."""
-    stack = list(reversed(loop.body))
-    depth_stack = [0] * len(stack)
+    """`break` statements of this loop (not of loops inside it) and `return` statements in it,
+    except the ones that end the loop because the stream ended (`except StopAsyncIteration`)."""
+    stack: list[tuple[ast.AST, int, bool]] = [(s, 0, False) for s in reversed(loop.body)]
     while stack:
-        node = stack.pop()
-        depth = depth_stack.pop()
-        if isinstance(node, ast.Break) and depth == 0:
+        node, depth, at_end = stack.pop()
+        if isinstance(node, ast.Break) and depth == 0 and not at_end:
             yield node
-        elif isinstance(node, ast.Return):
+        elif isinstance(node, ast.Return) and not at_end:
             yield node
         if isinstance(node, (*FunctionNode, ast.ClassDef, ast.Lambda)):
             continue
         inner = 1 if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else 0
-        children = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
-        if isinstance(node, ast.Try):
-            children = [*node.body, *(s for h in node.handlers for s in h.body), *node.orelse, *node.finalbody]
+        children: list[tuple[ast.AST, int, bool]] = []
+        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            children += [(s, depth, at_end) for s in node.body]
+            for handler in node.handlers:
+                stops = {final_name(t) for t in ([handler.type] if not isinstance(handler.type, ast.Tuple) else handler.type.elts)}
+                children += [(s, depth, at_end or bool(stops & _STOPS)) for s in handler.body]
+            children += [(s, depth, at_end) for s in [*node.orelse, *node.finalbody]]
         elif isinstance(node, ast.Match):
-            children = [s for case in node.cases for s in case.body]
+            children = [(s, depth, at_end) for case in node.cases for s in case.body]
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             # a break in the loop's else clause belongs to the outer loop
-            for stmt in reversed(node.orelse):
-                stack.append(stmt)
-                depth_stack.append(depth)
-            children = list(node.body)
-        for child in reversed(children):
-            stack.append(child)
-            depth_stack.append(depth + inner)
+            children = [(s, depth + inner, at_end) for s in node.body] + [(s, depth, at_end) for s in node.orelse]
+        else:
+            children = [(c, depth, at_end) for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+        stack.extend(reversed(children))
 
 
 def _adds_to(node: ast.AST, name: str) -> bool:
@@ -390,9 +485,27 @@ def _binds(function: ast.AST, name: str) -> bool:
     return False
 
 
-def _flags_from(nodes: list[ast.AST], name: str) -> Iterator[tuple[str, ast.AST]]:
-    """Flags computed only from the list: a loop over it that sets the flag, or any()/all()
-    (or a comprehension) over it."""
+def _over_list(iterable: ast.AST, name: str) -> bool:
+    """`L`, or a view of it such as `enumerate(L)` or `reversed(L)`."""
+    if isinstance(iterable, ast.Name):
+        return iterable.id == name
+    if isinstance(iterable, ast.Call) and final_name(iterable.func) in _LIST_VIEWS and iterable.args:
+        return _over_list(iterable.args[0], name)
+    return False
+
+
+def _scans(value: ast.AST, name: str) -> ast.AST | None:
+    """The comprehension over the list in `value`, if any."""
+    for node in ast.walk(value):
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            if any(_over_list(g.iter, name) for g in node.generators):
+                return node
+    return None
+
+
+def _flags_from(nodes: list[ast.AST], name: str) -> Iterator[_Flag]:
+    """Flags computed only from the list: a loop over it that sets the flag, or a scan
+    (any/all/a comprehension) over it."""
     false_flags = {
         n.targets[0].id
         for n in nodes
@@ -400,33 +513,56 @@ def _flags_from(nodes: list[ast.AST], name: str) -> Iterator[tuple[str, ast.AST]
         and isinstance(n.value, ast.Constant) and n.value.value is False
     }
     for node in nodes:
-        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name) and node.iter.id == name:
-            for inner in _loop_body(node):
-                if (
-                    isinstance(inner, ast.Assign) and len(inner.targets) == 1
-                    and isinstance(inner.targets[0], ast.Name) and inner.targets[0].id in false_flags
-                    and isinstance(inner.value, ast.Constant) and inner.value.value is True
-                ):
-                    yield inner.targets[0].id, node
+        if isinstance(node, (ast.For, ast.AsyncFor)) and _over_list(node.iter, name):
+            found: dict[str, _Flag] = {}
+            for inner in (n for stmt in node.body for n in walk_function(stmt)):
+                flag = _sets_flag(inner, false_flags)
+                if flag:
+                    found.setdefault(flag, _Flag(flag, None, node)).sets.append(inner)
+            yield from found.values()
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(getattr(node, "value", None), ast.AST):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
             if isinstance(target, ast.Name) and _scans(node.value, name):
-                yield target.id, node
+                yield _Flag(target.id, None)
 
 
-def _scans(value: ast.AST, name: str) -> bool:
-    for node in ast.walk(value):
-        if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-            if any(isinstance(g.iter, ast.Name) and g.iter.id == name for g in node.generators):
-                return True
-    return False
+def _sets_flag(node: ast.AST, flags: set[str]) -> str | None:
+    """The flag a statement raises: `flag = True`, `flag |= x`, `flag = flag or x`."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        name = node.targets[0].id
+        if name in flags and isinstance(node.value, ast.Constant) and node.value.value is True:
+            return name
+        if name in flags and isinstance(node.value, ast.BoolOp) and isinstance(node.value.op, ast.Or):
+            if any(isinstance(v, ast.Name) and v.id == name for v in node.value.values):
+                return name
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.BitOr):
+        if node.target.id in flags:
+            return node.target.id
+    return None
 
 
-def _push_in(guard: ast.If, pushes: list[Push], module: Module) -> Push | None:
+def _flag_in_guard(guard: ast.If, name: str, flags: list[_Flag]) -> _Flag | None:
+    names = {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for flag in flags:
+        if flag.name in names:
+            return flag
+    # a scan written in the guard itself: the outermost expression that holds it
+    scan = _scans(guard.test, name)
+    if scan is None:
+        return None
+    node = scan
+    while True:
+        parent = _parent_in(guard.test, node)
+        if parent is None or isinstance(parent, (ast.BoolOp, ast.UnaryOp)) or parent is guard.test and isinstance(guard.test, ast.BoolOp):
+            break
+        node = parent
+    return _Flag(None, node)
+
+
+def _push_in(guard: ast.If, pushes: list[Push]) -> Push | None:
     for push in pushes:
-        if any(ancestor is guard for ancestor in module.ancestors(push.call)):
-            if any(push.stmt is s or _contains(s, push.stmt) for s in guard.body):
-                return push
+        if any(push.stmt is s or _contains(s, push.stmt) for s in guard.body):
+            return push
     return None
 
 
@@ -434,55 +570,92 @@ def _contains(outer: ast.AST, inner: ast.AST) -> bool:
     return any(node is inner for node in ast.walk(outer))
 
 
-def _guard_body_statement(module: Module, guard: ast.If, push: Push) -> StatementPath | None:
-    for stmt in guard.body:
-        if stmt is push.stmt or _contains(stmt, push.stmt):
-            return module.path(stmt)
-    return None
+def _drop_target(module: Module, guard: ast.If, push: Push) -> tuple[StatementPath | None, str | None]:
+    """Where to drop the abandoned ids, and from which context: the one the cleanup pushes,
+    or what it was copied from when the copy is made inside the guard."""
+    anchor = next((s for s in guard.body if s is push.stmt or _contains(s, push.stmt)), None)
+    argument = push.argument
+    if anchor is None or argument is None:
+        return None, None
+    for _ in range(3):
+        if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy":
+            argument = argument.func.value
+            continue
+        if isinstance(argument, ast.Name):
+            # bound between the drop and the push (`ctx = self._agent._chat_ctx.copy()` in the try)?
+            binding = next(
+                (
+                    n for n in walk_function(anchor)
+                    if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == argument.id for t in n.targets)
+                    and n.lineno < push.call.lineno
+                ),
+                None,
+            )
+            if binding is not None:
+                argument = binding.value
+                continue
+        break
+    text = dotted(argument)
+    return (module.path(anchor), text) if text else (None, None)
+
+
+def _may_precede(module: Module, earlier: ast.AST, later: ast.stmt) -> bool:
+    """Whether `earlier` can run before `later` in one pass of the loop body: it comes first
+    and the two are not in exclusive branches (if/else, match cases)."""
+    if (earlier.lineno, earlier.col_offset) >= (later.lineno, later.col_offset):
+        return False
+    chain_a = [earlier, *module.ancestors(earlier)]
+    chain_b = [later, *module.ancestors(later)]
+    ids_b = {id(n) for n in chain_b}
+    common = next(n for n in chain_a if id(n) in ids_b)
+    if isinstance(common, ast.If):
+        branch_a = "body" if any(_contains(s, earlier) for s in common.body) else "orelse"
+        branch_b = "body" if any(_contains(s, later) for s in common.body) else "orelse"
+        return branch_a == branch_b
+    if isinstance(common, ast.Match):
+        case_a = next(i for i, c in enumerate(common.cases) if _contains(c, earlier))
+        case_b = next(i for i, c in enumerate(common.cases) if _contains(c, later))
+        return case_a == case_b
+    return True
 
 
 def _already_tracked(guard: ast.If, loops: list[_Loop]) -> bool:
-    """Whether the guard uses a flag that every early exit sets to True."""
+    """Whether the guard uses a variable that is set right before every early exit."""
     in_guard = {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name)}
     exits = [e for loop in loops for e in loop.exits]
-    for name in in_guard:
-        if all(_set_before(loop_exit, name, loops) for loop_exit in exits):
-            return True
-    return False
+    return any(all(_set_before(e, name, loops) for e in exits) for name in in_guard)
 
 
 def _set_before(exit_stmt: ast.stmt, name: str, loops: list[_Loop]) -> bool:
     for loop in loops:
         for node in ast.walk(loop.node):
-            for field_name in ("body", "orelse", "finalbody"):
-                block = getattr(node, field_name, None)
+            blocks = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
+            blocks += [h.body for h in getattr(node, "handlers", None) or ()]
+            for block in blocks:
                 if isinstance(block, list) and exit_stmt in block:
-                    index = block.index(exit_stmt)
-                    return any(
-                        isinstance(s, ast.Assign)
-                        and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
-                        and isinstance(s.value, ast.Constant) and s.value.value is True
-                        for s in block[:index]
-                    )
-            for handler in getattr(node, "handlers", None) or ():
-                if exit_stmt in handler.body:
-                    index = handler.body.index(exit_stmt)
-                    return any(
-                        isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
-                        for s in handler.body[:index]
-                    )
+                    return any(_assigns_marker(s, name) for s in block[: block.index(exit_stmt)])
     return False
 
 
-def _id_attribute(function: ast.AST, target: str | None, candidates) -> str | None:
-    """The first candidate attribute the code reads from the loop's items (`msg.message_id`,
+def _assigns_marker(stmt: ast.stmt, name: str) -> bool:
+    """`name = <something that is not False/None>` (a flag, or the id where it stopped)."""
+    if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+        return not (isinstance(stmt.value, ast.Constant) and stmt.value.value in (False, None))
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+        return True
+    return False
+
+
+def _id_attribute(function: ast.AST, targets: list[str | None], candidates) -> str | None:
+    """The first candidate attribute the code reads from the loops' items (`msg.message_id`,
     `entry.msg.message_id`)."""
-    if target is None:
+    names = {t for t in targets if t}
+    if not names:
         return None
     used = {
         node.attr
         for node in ast.walk(function)
-        if isinstance(node, ast.Attribute) and final_name(node.value) == target
+        if isinstance(node, ast.Attribute) and final_name(node.value) in names
     }
     for candidate in candidates:
         if candidate in used:
@@ -490,10 +663,25 @@ def _id_attribute(function: ast.AST, target: str | None, candidates) -> str | No
     return None
 
 
+def _id_expression(loop: ast.For | ast.AsyncFor, attribute: str) -> str | None:
+    """How the flag loop reaches an entry's id: `entry.msg.message_id` for `for entry in L`."""
+    variables = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for node in (n for stmt in loop.body for n in walk_function(stmt)):
+        if isinstance(node, ast.Attribute) and node.attr == attribute:
+            root = node.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in variables:
+                return ast.unparse(node)
+    return None
+
+
 def _names_in(function: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} | {
-        a.arg for n in ast.walk(function) if isinstance(n, FunctionNode) for a in n.args.args
-    }
+    names = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+    for node in ast.walk(function):
+        if isinstance(node, FunctionNode):
+            names |= {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+    return names
 
 
 def _fresh(name: str, taken: set[str]) -> str:
