@@ -85,6 +85,17 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except KeyboardInterrupt:
         print("rtlint: interrupted", file=stderr)
         return 130
+    except Exception as exc:  # a bug in rtlint: say so, exit 2, keep the traceback short
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(
+            f"rtlint: internal error: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
+            file=stderr,
+        )
+        if os.environ.get("RTLINT_DEBUG"):
+            traceback.print_exc(file=stderr)
+        return EXIT_ERROR
 
 
 def threading_is_main() -> bool:

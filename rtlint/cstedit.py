@@ -191,6 +191,23 @@ class Editor:
         code = "".join(self.code(s) for s in statements)
         self._block_op(located, at, at, lambda _: list(statements), same_as=code)
 
+    def insert_import(self, located: Located, after: bool, code: str) -> None:
+        """An import line before or after another import; inserted before, it takes over the
+        blank lines and comments above that import, so the group keeps its separation."""
+        import libcst as cst
+
+        statement = self.statement(code)
+        if after:
+            self.insert_after(located, [statement])
+            return
+        target = located.line
+        statement = statement.with_changes(leading_lines=target.leading_lines)
+        self.insert_before(located, [statement])
+        self.replace(
+            Located(located.block, located.index, target, target, False, located.chain),
+            lambda node: node.with_changes(leading_lines=[]),
+        )
+
     def remove(self, located: Located) -> None:
         self._block_op(located, located.index, located.index + 1, lambda _: [])
 

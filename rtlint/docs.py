@@ -19,6 +19,21 @@ def page(rule: type[Rule]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def section(rule: type[Rule], title: str) -> str:
+    """The text under `## <title>` of the rule's page (headings and blank edges removed),
+    or "" when the page has no such section."""
+    found: list[str] | None = None
+    for line in rule.documentation().splitlines():
+        if line.startswith("## "):
+            if found is not None:
+                break
+            if line[3:].strip().lower() == title.lower():
+                found = []
+        elif found is not None:
+            found.append(line)
+    return "\n".join(found or []).strip()
+
+
 def _toml(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(f'"{v}"' for v in value) + "]"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Sequence
+from urllib.parse import quote
 
-from rtlint import __version__, registry
+from rtlint import __version__, docs, registry
 from rtlint.findings import Finding
 from rtlint.source import split_lines
 
@@ -28,8 +30,13 @@ def text(findings: Sequence[Finding], show_source: bool = False, sources: dict[s
     return "".join(line + "\n" for line in out)
 
 
+def _ordered(findings: Sequence[Finding]) -> list[Finding]:
+    # (path, line, column, code): stable across runs, worker counts and cache hits
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
 def json_report(findings: Sequence[Finding]) -> str:
-    return json.dumps([f.to_json() for f in findings], indent=2) + "\n"
+    return json.dumps([f.to_json() for f in _ordered(findings)], indent=2) + "\n"
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
@@ -41,7 +48,7 @@ def _escape_github(value: str, property_value: bool = False) -> str:
 
 def github(findings: Sequence[Finding]) -> str:
     out = []
-    for f in findings:
+    for f in _ordered(findings):
         title = _escape_github(f"{f.code} [{f.name}]", True)
         out.append(
             f"::error file={_escape_github(f.path, True)},line={f.line},col={f.column},"
@@ -60,95 +67,114 @@ def statistics(findings: Sequence[Finding]) -> str:
     return "".join(line + "\n" for line in out)
 
 
-def sarif(findings: Sequence[Finding]) -> str:
-    rules = registry.all_rules()
-    descriptors = []
-    for rule in rules:
-        doc = rule.documentation()
-        descriptors.append(
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+
+def _artifact(path: str) -> dict[str, str]:
+    """A SARIF artifactLocation: a relative path becomes a percent-encoded URI under
+    %SRCROOT% (the working folder, which display paths are relative to), an absolute one
+    a file: URI. GitHub code scanning resolves both against the checkout."""
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SRCROOT}
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
+    # SARIF regions are 1-based, endColumn exclusive: the same convention as findings
+    return {
+        "startLine": max(1, line),
+        "startColumn": max(1, column),
+        "endLine": max(1, end_line),
+        "endColumn": max(1, end_column),
+    }
+
+
+def _rule_descriptor(rule: type) -> dict:
+    what = " ".join(docs.section(rule, "What it does").split()) or rule.summary
+    page = docs.page(rule)
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": what},
+        "help": {"text": page, "markdown": page},
+        "helpUri": DOCS_URL.format(code=rule.code.lower()),
+        "defaultConfiguration": {"enabled": rule.default_enabled, "level": "error"},
+        "properties": {"fixable": rule.fix_availability, "tags": ["concurrency", "realtime"]},
+    }
+
+
+def _engine_descriptor(code: str, name: str) -> dict:
+    words = name.replace("-", " ")
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": words},
+        "fullDescription": {"text": f"rtlint could not analyse a file ({words})."},
+        "help": {"text": f"{code} {name}: rtlint could not analyse the file; the message says why."},
+        "helpUri": DOCS_URL.format(code=code.lower()),
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _sarif_fix(f: Finding) -> dict:
+    assert f.fix is not None
+    return {
+        "description": {"text": f"{f.code} fix ({f.fix.applicability})"},
+        "artifactChanges": [
             {
-                "id": rule.code,
-                "name": rule.name,
-                "shortDescription": {"text": rule.summary},
-                "fullDescription": {"text": doc.split("\n\n")[0] if doc else rule.summary},
-                "help": {"text": doc or rule.summary, "markdown": doc or rule.summary},
-                "helpUri": DOCS_URL.format(code=rule.code.lower()),
-                "defaultConfiguration": {"level": "error" if rule.default_enabled else "none"},
-                "properties": {"fixable": rule.fix_availability},
-            }
-        )
-    for code, name in registry.ENGINE_CODES.items():
-        descriptors.append(
-            {
-                "id": code,
-                "name": name,
-                "shortDescription": {"text": name.replace("-", " ")},
-                "fullDescription": {"text": f"rtlint could not analyse a file ({name.replace('-', ' ')})."},
-                "helpUri": DOCS_URL.format(code=code.lower()),
-                "defaultConfiguration": {"level": "error"},
-            }
-        )
-    index = {d["id"]: i for i, d in enumerate(descriptors)}
-    results = []
-    for f in findings:
-        result = {
-            "ruleId": f.code,
-            "ruleIndex": index.get(f.code, 0),
-            "level": "error",
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        },
+                "artifactLocation": _artifact(f.path),
+                "replacements": [
+                    {
+                        "deletedRegion": _region(e.line, e.column, e.end_line, e.end_column),
+                        "insertedContent": {"text": e.content},
                     }
-                }
-            ],
-        }
-        if f.fix is not None:
-            result["fixes"] = [
-                {
-                    "description": {"text": f"{f.code} fix ({f.fix.applicability})"},
-                    "artifactChanges": [
-                        {
-                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                            "replacements": [
-                                {
-                                    "deletedRegion": {
-                                        "startLine": e.line,
-                                        "startColumn": e.column,
-                                        "endLine": e.end_line,
-                                        "endColumn": e.end_column,
-                                    },
-                                    "insertedContent": {"text": e.content},
-                                }
-                                for e in f.fix.edits
-                            ],
-                        }
-                    ],
-                }
-            ]
-        results.append(result)
-    document = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "rtlint",
-                        "version": __version__,
-                        "informationUri": "https://github.com/rtlint/rtlint",
-                        "rules": descriptors,
-                    }
-                },
-                "results": results,
+                    for e in f.fix.edits
+                ],
             }
         ],
     }
+
+
+def sarif(findings: Sequence[Finding]) -> str:
+    """SARIF 2.1.0 as GitHub code scanning accepts it: every rule described in
+    tool.driver.rules, every result pointing at its rule by id and index."""
+    descriptors = [_rule_descriptor(rule) for rule in registry.all_rules()]
+    descriptors += [_engine_descriptor(code, name) for code, name in registry.ENGINE_CODES.items()]
+    index = {d["id"]: i for i, d in enumerate(descriptors)}
+    results = []
+    for f in _ordered(findings):
+        result: dict = {"ruleId": f.code}
+        if f.code in index:
+            result["ruleIndex"] = index[f.code]
+        result["level"] = "error"
+        result["message"] = {"text": f.message}
+        result["locations"] = [
+            {
+                "physicalLocation": {
+                    "artifactLocation": _artifact(f.path),
+                    "region": _region(f.line, f.column, f.end_line, f.end_column),
+                }
+            }
+        ]
+        if f.fix is not None:
+            result["fixes"] = [_sarif_fix(f)]
+        results.append(result)
+    run: dict = {
+        "tool": {
+            "driver": {
+                "name": "rtlint",
+                "version": __version__,
+                "informationUri": "https://github.com/rtlint/rtlint",
+                "rules": descriptors,
+            }
+        },
+        # display paths are relative to the working folder; the trailing slash is required
+        "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
+        # findings count columns in characters (code points), not SARIF's default UTF-16 units
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2) + "\n"

@@ -23,9 +23,33 @@ class RegistryError(Exception):
     pass
 
 
+def _rules_package():
+    """`rtlint.rules`: installed, it is a subpackage; in a source checkout it is the `rules/`
+    folder beside `rtlint/`, which is loaded under that name so the tree runs as it is."""
+    try:
+        import rtlint.rules as package
+
+        return package
+    except ModuleNotFoundError:
+        import importlib.util
+        import sys
+        from pathlib import Path
+
+        folder = Path(__file__).resolve().parent.parent / "rules"
+        spec = importlib.util.spec_from_file_location(
+            "rtlint.rules", folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        if spec is None or spec.loader is None:
+            raise RegistryError("the rules package (rtlint.rules) is missing") from None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["rtlint.rules"] = package
+        spec.loader.exec_module(package)
+        return package
+
+
 @lru_cache(maxsize=None)
 def _load(extra: tuple[str, ...]) -> tuple[type[Rule], ...]:
-    import rtlint.rules as package
+    package = _rules_package()
 
     modules = [
         f"{package.__name__}.{info.name}"

@@ -171,6 +171,7 @@ class Module:
         self.session_factories: set[str] = set()  # functions annotated to return a session
         self._index(file.tree)
         self._aliases: dict[int, dict[str, list[ast.AST]]] = {}
+        self._learn_from_assignments()
         self.pushes: list[Push] = []
         self.snapshots: list[Snapshot] = []
         for function in self.functions:
@@ -206,12 +207,15 @@ class Module:
                     self.function_of[id(child)] = function
                     if any(self._is_session_type(n) for n in _annotation_names(child.returns)):
                         self.session_factories.add(child.name)
+                        if any(final_name(d) in ("property", "cached_property") for d in child.decorator_list):
+                            self.session_names.add(child.name)  # read as an attribute
                     stack.append((child, function.qualname + ".", None, function))
                 else:
                     stack.append((child, prefix, cls, outer))
         self._learn_session_attributes(tree)
         for info in self.classes:
             self._learn_locks(info)
+        self._inherit()
 
     def _is_session_type(self, name: str) -> bool:
         return any(name == t or name.endswith(t) for t in self.session_types)
@@ -228,6 +232,53 @@ class Module:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute):
                         self.session_names.add(target.attr)
+
+    def bases(self, info: ClassInfo) -> list[ClassInfo]:
+        """The classes of this module that `info` derives from, nearest first."""
+        by_name = {c.node.name: c for c in self.classes}
+        found: list[ClassInfo] = []
+        queue = [final_name(b) for b in info.node.bases]
+        while queue:
+            base = by_name.get(queue.pop(0) or "")
+            if base is not None and base is not info and base not in found:
+                found.append(base)
+                queue.extend(final_name(b) for b in base.node.bases)
+        return found
+
+    def _inherit(self) -> None:
+        for info in self.classes:
+            for base in self.bases(info):
+                info.lock_attributes |= base.lock_attributes
+
+    def init_of(self, info: ClassInfo) -> ast.AST | None:
+        """The `__init__` that builds instances of the class: its own, or an inherited one."""
+        if info.init is not None:
+            return info.init
+        for base in self.bases(info):
+            if base.init is not None:
+                return base.init
+        return None
+
+    def _learn_from_assignments(self) -> None:
+        """`self._voice = voice` where `voice` is a session (an annotated parameter, an alias)
+        makes `_voice` a session attribute; repeated, since that can reveal more sessions."""
+        for _ in range(3):
+            learned = set()
+            for function in self.functions:
+                aliases = self._local_aliases(function)
+                for node in walk_function(function.node):
+                    if isinstance(node, ast.Assign):
+                        for target in node.targets:
+                            if (
+                                isinstance(target, ast.Attribute)
+                                and target.attr not in self.session_names
+                                and self._is_session_expr(node.value, function, aliases)
+                            ):
+                                learned.add(target.attr)
+            if not learned:
+                return
+            self.session_names |= learned
+            self._aliases.clear()
 
     def _learn_locks(self, info: ClassInfo) -> None:
         for node in ast.walk(info.node):
@@ -294,6 +345,20 @@ class Module:
                         continue
                 elif isinstance(node, ast.NamedExpr):
                     target, value = node.target, node.value
+                if (
+                    isinstance(target, (ast.Tuple, ast.List))
+                    and isinstance(value, (ast.Tuple, ast.List))
+                    and len(target.elts) == len(value.elts)
+                ):  # `rt, agent = self._rt_session, self._agent`
+                    for element, element_value in zip(target.elts, value.elts):
+                        if (
+                            isinstance(element, ast.Name)
+                            and element.id not in aliases
+                            and self._is_session_expr(element_value, function, aliases)
+                        ):
+                            aliases[element.id] = [node]
+                            changed = True
+                    continue
                 if isinstance(target, ast.Name) and value is not None and target.id not in aliases:
                     if self._is_session_expr(value, function, aliases):
                         aliases[target.id] = [node]
@@ -365,17 +430,25 @@ class Module:
         return blocks
 
     def _decide_push_locks(self) -> None:
-        """A class's push lock: the configured one if the class has it, else the lock that
-        most of its pushes are made under."""
+        """A class's push lock: the configured one if the class has it, else the lock that its
+        snapshot-and-push sites are made under (a push of a snapshot counts most), else the
+        lock most of its pushes are made under."""
+        snapshot_statements = {id(s.stmt) for s in self.snapshots}
         for info in self.classes:
             counts: dict[str, int] = {}
             for push in self.pushes:
                 if push.function.cls is not info:
                     continue
-                for block in self.lock_blocks(push.call, push.function):
+                weight = 1
+                blocks = self.lock_blocks(push.call, push.function)
+                for block in blocks:
+                    inside = {id(n) for n in ast.walk(block.stmt) if isinstance(n, ast.stmt)}
+                    if inside & snapshot_statements:
+                        weight = 10
+                for block in blocks:
                     attribute = _self_attribute(block.lock, push.function.self_name)
                     if attribute:
-                        counts[attribute] = counts.get(attribute, 0) + 1
+                        counts[attribute] = counts.get(attribute, 0) + weight
             if self.push_lock_name in info.lock_attributes or self.push_lock_name in counts:
                 info.push_lock = self.push_lock_name
             elif counts:
@@ -384,21 +457,25 @@ class Module:
                 info.lock_takers[info.push_lock] = self._methods_taking(info, info.push_lock)
 
     def _methods_taking(self, info: ClassInfo, lock: str) -> set[str]:
-        """Methods of the class that acquire `self.<lock>`, directly or through each other."""
+        """Methods of the class that acquire `self.<lock>`, directly or through each other,
+        counting the ones that push a session: one `--fix` puts every push of the class
+        under the lock, so they will take it too."""
         direct: set[str] = set()
         calls: dict[str, set[str]] = {}
+        pushing = {id(p.function.node) for p in self.pushes}
         for name, method in info.methods.items():
             self_name = _self_parameter(method)
             calls[name] = set()
             for node in ast.walk(method):
+                if isinstance(node, FunctionNode) and id(node) in pushing:
+                    direct.add(name)
                 if isinstance(node, ast.AsyncWith):
                     for item in node.items:
                         if dotted(item.context_expr) == f"{self_name}.{lock}":
                             direct.add(name)
-                elif isinstance(node, ast.Await):
-                    for call in _awaited_calls(node):
-                        if isinstance(call.func, ast.Attribute) and dotted(call.func.value) == self_name:
-                            calls[name].add(call.func.attr)
+                elif isinstance(node, ast.Call):
+                    if isinstance(node.func, ast.Attribute) and dotted(node.func.value) == self_name:
+                        calls[name].add(node.func.attr)
         taking = set(direct)
         changed = True
         while changed:
@@ -408,6 +485,40 @@ class Module:
                     taking.add(name)
                     changed = True
         return taking
+
+    def callers_holding(self, info: ClassInfo, lock: str, method: str) -> list[tuple[str, int]]:
+        """Methods that call `method` (directly or through other methods) while holding
+        `self.<lock>`: putting `method`'s push under the lock would deadlock them."""
+        reaching = {method}
+        changed = True
+        while changed:  # methods from which `method` is reached
+            changed = False
+            for name, node in info.methods.items():
+                if name in reaching:
+                    continue
+                self_name = _self_parameter(node)
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+                        if dotted(inner.func.value) == self_name and inner.func.attr in reaching:
+                            reaching.add(name)
+                            changed = True
+                            break
+        found = []
+        for name, node in info.methods.items():
+            self_name = _self_parameter(node)
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.AsyncWith) and any(
+                    dotted(item.context_expr) == f"{self_name}.{lock}" for item in inner.items
+                ):
+                    for call in ast.walk(inner):
+                        if (
+                            isinstance(call, ast.Call)
+                            and isinstance(call.func, ast.Attribute)
+                            and dotted(call.func.value) == self_name
+                            and call.func.attr in reaching
+                        ):
+                            found.append((name, call.lineno))
+        return found
 
     def under_lock(self, node: ast.AST, function: Function, lock: str | None) -> LockBlock | None:
         """The innermost `async with` around `node` that takes the class's push lock."""
@@ -501,7 +612,7 @@ class SnapshotFlow:
             self._record(stmt)
 
     def _index_blocks(self, root: ast.AST) -> None:
-        for node in walk_function(root):
+        for node in [root, *walk_function(root)]:
             for name in ("body", "orelse", "finalbody"):
                 block = getattr(node, name, None)
                 if isinstance(block, list):
@@ -726,6 +837,42 @@ def module_anchor(module: Module) -> tuple[StatementPath, bool]:
     if anchor is None:
         return (("body", 0),), False
     return (("body", anchor),), True
+
+
+def import_anchor(module: Module, name: str) -> tuple[StatementPath, bool]:
+    """Where `import <name>` (a standard-library module) goes, the way isort and ruff sort:
+    among the plain standard-library imports in alphabetical order, else before the first
+    standard-library `from` import, else before the first import (after `__future__`)."""
+    import sys
+
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    body = module.file.tree.body
+    plain: list[tuple[int, str]] = []
+    first_from = first_import = None
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, ast.Import):
+            first_import = index if first_import is None else first_import
+            top = stmt.names[0].name.split(".")[0]
+            if top in stdlib:
+                plain.append((index, stmt.names[0].name))
+        elif isinstance(stmt, ast.ImportFrom):
+            if stmt.module == "__future__":
+                continue
+            first_import = index if first_import is None else first_import
+            if (stmt.module or "").split(".")[0] in stdlib and stmt.level == 0 and first_from is None:
+                first_from = index
+        elif not (index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            break
+    for index, other in plain:
+        if other > name:
+            return (("body", index),), False
+    if plain:
+        return (("body", plain[-1][0]),), True
+    if first_from is not None:
+        return (("body", first_from),), False
+    if first_import is not None:
+        return (("body", first_import),), False
+    return module_anchor(module)
 
 
 def imports_module(module: Module, name: str) -> str | None:

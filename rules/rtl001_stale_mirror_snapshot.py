@@ -121,10 +121,17 @@ class A:
         for stale in stale_snapshots(module):
             snapshot, push = stale.snapshot, stale.push
             function = snapshot.function
-            first, last = _lockfix.region(module.path(snapshot.stmt), module.path(push.stmt))
+            # from the snapshot through the last push it reaches
+            last_push = max(stale.pushes, key=lambda p: (p.stmt.lineno, p.stmt.col_offset))
+            first, last = _lockfix.region(module.path(snapshot.stmt), module.path(last_push.stmt))
             plan = _lockfix.plan(module, function, first, last)
             lock = function.cls.push_lock if function.cls else None
-            where = f"outside {function.self_name}.{lock}" if lock and function.self_name else "outside a push lock"
+            if lock and function.self_name:
+                where = f"outside {function.self_name}.{lock}"
+            elif plan.applicability is not None:
+                where = f"outside a push lock (the fix adds {plan.lock_expression})"
+            else:
+                where = "outside a push lock"
             message = (
                 f"snapshot of {dotted(snapshot.node) or 'the session mirror'} is taken {where}; "
                 f"{push.call.func.attr} at line {push.call.lineno} can delete items of a push in flight"

@@ -19,8 +19,8 @@ from ._realtime import (
     body_statements,
     dotted,
     flow,
+    import_anchor,
     imports_module,
-    module_anchor,
     required_tokens,
     walk_function,
 )
@@ -211,7 +211,7 @@ class A:
         if plan.add_import:
             path, after = plan.module_anchor
             anchor = editor.locate(path)
-            (editor.insert_after if after else editor.insert_before)(anchor, [editor.statement("import contextlib\n")])
+            editor.insert_import(anchor, after, "import contextlib\n")
 
 
 def _pushed_contexts(module: Module, function: Function, push: Push) -> set[str]:
@@ -400,7 +400,7 @@ def _plan(
         rollback_handlers=tuple(handlers),
         undo=undo,
         add_import=bool(handlers) and alias is None,
-        module_anchor=module_anchor(module),
+        module_anchor=import_anchor(module, "contextlib"),
     )
     return plan, unsafe
 

@@ -112,7 +112,8 @@ class A:
                 plan = _lockfix.plan(module, function, path, path)
                 message = (
                     f"{push.call.func.attr} is not under {plan.lock_expression}, which serializes the "
-                    f"other pushes of {info.node.name}; a push in flight can lose items to it"
+                    f"other pushes of {info.node.name}; a snapshot taken by another push while this one "
+                    f"awaits its acknowledgement misses this push's changes"
                 )
                 if plan.applicability != "safe":
                     state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
