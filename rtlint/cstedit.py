@@ -286,7 +286,7 @@ class _Apply(cst.CSTTransformer):
         ops = self.block_ops.get(id(original_node))
         if ops:
             result = _apply_block_ops(result, [(start, stop, op) for _, start, stop, op in ops])
-        return result
+        return _drop_emptied_clauses(result)
 
 
 def _apply_block_ops(block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]) -> Any:
@@ -300,5 +300,27 @@ def _apply_block_ops(block: Any, ops: list[tuple[int, int, Callable[[list[Any]],
     if isinstance(block, cst.Module):
         return block.with_changes(body=body)
     if not body:  # a block cannot be empty: the statement removed was its only one
-        body = [cst.SimpleStatementLine(body=[cst.Pass()])]
+        body = [EMPTIED]
     return block.with_changes(body=body)
+
+
+# the `pass` left in a block whose only statement a fix removed; an `else:` or `finally:`
+# clause holding only it is dropped altogether
+EMPTIED = cst.SimpleStatementLine(body=[cst.Pass()])
+
+
+def _emptied(clause: Any) -> bool:
+    return clause is not None and hasattr(clause, "body") and list(getattr(clause.body, "body", ())) == [EMPTIED] and clause.body.body[0] is EMPTIED
+
+
+def _drop_emptied_clauses(node: Any) -> Any:
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        if _emptied(node.orelse):
+            node = node.with_changes(orelse=None)
+        if _emptied(node.finalbody) and node.handlers:
+            node = node.with_changes(finalbody=None)
+    elif isinstance(node, (cst.For, cst.While)) and _emptied(node.orelse):
+        node = node.with_changes(orelse=None)
+    elif isinstance(node, cst.If) and isinstance(node.orelse, cst.Else) and _emptied(node.orelse):
+        node = node.with_changes(orelse=None)
+    return node

@@ -35,6 +35,7 @@ FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 _LOCK_FACTORIES = {"Lock", "Semaphore", "BoundedSemaphore", "Condition"}
 # methods of a context whose result is still (a copy of) that context or its items
 _NON_CARRYING_METHODS = {
+    "add_message",  # returns the new item, not the context
     "to_dict", "to_provider_format", "is_equivalent", "get_by_id", "index_by_id",
     "find_insertion_index", "to_proto", "model_dump", "model_dump_json", "text_content",
 }
@@ -696,9 +697,11 @@ class SnapshotFlow:
                     bind(element, None)
             elif isinstance(target, (ast.Attribute, ast.Subscript)) and value is not None:
                 # `ctx.items = snapshot.items` or `ctx.items[:] = ...` changes ctx in place
-                root = root_name(target)
+                inner = target.value if isinstance(target, ast.Subscript) else target
+                receiver = dotted(inner) or ""
+                root = receiver[: -len(".items")] if receiver.endswith(".items") else receiver
                 origins = self.origins(value)
-                if root and origins:
+                if root and "." not in root and origins:
                     self._add(_Definition(root, stmt, _order(stmt, end=True), origins, False))
 
         if isinstance(stmt, ast.Assign):
@@ -707,9 +710,10 @@ class SnapshotFlow:
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             bind(stmt.target, stmt.value)
         elif isinstance(stmt, ast.AugAssign):
-            root = root_name(stmt.target)
+            receiver = dotted(stmt.target) or ""
+            root = receiver[: -len(".items")] if receiver.endswith(".items") else receiver
             origins = self.origins(stmt.value)
-            if root and origins:
+            if root and "." not in root and origins:
                 self._add(_Definition(root, stmt, _order(stmt, end=True), origins, False))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             for name in _target_names(stmt.target):
@@ -723,8 +727,11 @@ class SnapshotFlow:
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 self._add(_Definition(node.target.id, stmt, _order(node, end=True), self.origins(node.value), True))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
-                root = root_name(node.func.value)
-                if root:
+                # only a context held in a local name (`ctx.items.extend(...)`) is changed in
+                # place here; `self._agent._chat_ctx.insert(x)` does not make `self` a copy
+                receiver = dotted(node.func.value) or ""
+                root = receiver[: -len(".items")] if receiver.endswith(".items") else receiver
+                if root and "." not in root:
                     origins = _union(self.origins(a) for a in [*node.args, *(k.value for k in node.keywords)])
                     if origins:
                         self._add(_Definition(root, stmt, _order(node, end=True), origins, False))
