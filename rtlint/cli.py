@@ -53,6 +53,9 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--statistics", action="store_true", help="print a count per code instead of the findings")
     parser.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml or rtlint TOML file to use")
+    parser.add_argument(
+        "--force-exclude", action="store_true", help="apply the configured excludes to files named on the command line too"
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="folder of the cache")
     parser.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: the number of CPUs)")
@@ -113,6 +116,10 @@ def _explain(args: list[str], stdout: TextIO) -> int:
 
     if len(args) != 1:
         raise UsageError("usage: rtlint explain CODE")
+    code = args[0].upper()
+    if code in registry.ENGINE_CODES:
+        stdout.write(docs.engine_page(code))
+        return EXIT_CLEAN
     rule = registry.rule_by_code(args[0])
     if rule is None:
         raise UsageError(f"unknown rule code: {args[0]} (see 'rtlint rules')")
@@ -140,21 +147,24 @@ def _check(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     paths = args.paths or ["."]
+    # each path is linted with its nearest configuration (or the one given by --config)
+    groups: dict[object, tuple[object, list[str]]] = {}
     try:
-        config = config_module.load(args.config, Path(paths[0]))
-        if args.cache_dir is not None:
-            config.cache_dir = args.cache_dir.resolve()
-        rule_classes = config.enabled_rules(args.select, args.ignore)
+        for given in paths:
+            config = config_module.load(args.config, Path(given))
+            key = config.source.resolve() if config.source else None
+            groups.setdefault(key, (config, []))[1].append(given)
+        for config, _ in groups.values():
+            if args.cache_dir is not None:
+                config.cache_dir = args.cache_dir.resolve()
+            if args.force_exclude:
+                config.force_exclude = True
+            config.rule_classes = config.enabled_rules(args.select, args.ignore)
     except (config_module.ConfigError, registry.RegistryError) as exc:
         print(f"rtlint: error: {exc}", file=stderr)
         return EXIT_ERROR
 
-    found = discover(paths, config)
     exit_code = EXIT_CLEAN
-    for error in found.errors:
-        print(f"rtlint: error: {error}", file=stderr)
-        exit_code = EXIT_ERROR
-    explicit = {Path(p).absolute() for p in paths if not Path(p).is_dir()}
     options = RunOptions(
         fix=args.fix and not args.diff,
         diff=args.diff,
@@ -163,8 +173,15 @@ def _check(argv: list[str], stdout: TextIO, stderr: TextIO) -> int:
         use_cache=not args.no_cache,
         jobs=args.jobs,
     )
-    runner = Runner(config, rule_classes, options, explicit)
-    reports = runner.run(found.targets)
+    reports = []
+    for config, group_paths in groups.values():
+        found = discover(group_paths, config)
+        for error in found.errors:
+            print(f"rtlint: error: {error}", file=stderr)
+            exit_code = EXIT_ERROR
+        explicit = {Path(p).absolute() for p in group_paths if not Path(p).is_dir()}
+        runner = Runner(config, config.rule_classes, options, explicit)
+        reports.extend(runner.run(found.targets))
 
     writable = _writable_roots(paths)
     findings = []

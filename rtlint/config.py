@@ -23,6 +23,7 @@ ENGINE_KEYS = {
     "exclude": "globs of files and folders not to lint (replaces the defaults)",
     "extend-exclude": "globs of files and folders not to lint, besides the defaults",
     "cache-dir": "folder for the cache (default .rtlint_cache beside the configuration)",
+    "force-exclude": "apply the excludes to files named on the command line too (as pre-commit passes them)",
 }
 
 DEFAULT_EXCLUDE = (
@@ -45,7 +46,9 @@ class Config:
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     cache_dir: Path | None = None
+    force_exclude: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    rule_classes: list = field(default_factory=list)  # chosen by the command line
 
     def settings(self) -> Settings:
         values = {name: option.default for name, option in registry.all_options().items()}
@@ -192,6 +195,10 @@ def from_table(table: dict[str, Any], root: Path, source: Path | None = None) ->
                 raise ConfigError(f"'per-file-ignores' entry '{pattern}'{where} must be a list of codes")
             check_codes(pattern_codes, f"'per-file-ignores'{where}")
             config.per_file_ignores[pattern] = tuple(c.upper() for c in pattern_codes)
+    if "force-exclude" in table:
+        if not isinstance(table["force-exclude"], bool):
+            raise ConfigError(f"'force-exclude'{where} must be true or false")
+        config.force_exclude = table["force-exclude"]
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"'cache-dir'{where} must be a string")

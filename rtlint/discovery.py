@@ -95,7 +95,8 @@ def discover(paths: list[str], config: Config) -> Discovery:
             continue
         root = path.resolve()
         if not path.is_dir():
-            add(path, root)
+            if not (config.force_exclude and config.is_excluded(path)):
+                add(path, root)
             continue
         top = _repository_top(root)
         found: list[Path] = []

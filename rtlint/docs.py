@@ -9,6 +9,20 @@ from rtlint.rule import Rule
 FIX_LABELS = {"always": "yes", "sometimes": "sometimes", "none": "no"}
 
 
+ENGINE_PAGES = {
+    "RTL900": "A file that does not parse (with the parser's line and message). It is not "
+    "analysed and never written; the run goes on with the other files.",
+    "RTL901": "A file that cannot be read or decoded (permissions, NUL bytes, an encoding "
+    "that does not match its bytes). It is not analysed and never written.",
+    "RTL902": "An internal error: a rule failed on a file (a bug in rtlint; please report it "
+    "with the file). The other rules and files are still checked; the exit status is 2.",
+}
+
+
+def engine_page(code: str) -> str:
+    return f"# {code} {registry.ENGINE_CODES[code]}\n\n{ENGINE_PAGES[code]}\n"
+
+
 def page(rule: type[Rule]) -> str:
     lines = [f"# {rule.code} {rule.name}", "", rule.summary, "", rule.documentation(), ""]
     if rule.options:

@@ -12,7 +12,6 @@ from rtlint import __version__, docs, registry
 from rtlint.findings import Finding
 from rtlint.source import split_lines
 
-DOCS_URL = "https://github.com/rtlint/rtlint/blob/main/docs/rules.md#{code}"
 
 
 def text(findings: Sequence[Finding], show_source: bool = False, sources: dict[str, str] | None = None) -> str:
@@ -99,7 +98,6 @@ def _rule_descriptor(rule: type) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": what},
         "help": {"text": page, "markdown": page},
-        "helpUri": DOCS_URL.format(code=rule.code.lower()),
         "defaultConfiguration": {"enabled": rule.default_enabled, "level": "error"},
         "properties": {"fixable": rule.fix_availability, "tags": ["concurrency", "realtime"]},
     }
@@ -113,7 +111,6 @@ def _engine_descriptor(code: str, name: str) -> dict:
         "shortDescription": {"text": words},
         "fullDescription": {"text": f"rtlint could not analyse a file ({words})."},
         "help": {"text": f"{code} {name}: rtlint could not analyse the file; the message says why."},
-        "helpUri": DOCS_URL.format(code=code.lower()),
         "defaultConfiguration": {"level": "error"},
     }
 

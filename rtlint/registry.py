@@ -72,8 +72,9 @@ def all_rules() -> Sequence[type[Rule]]:
 
 
 def rule_by_code(code: str) -> type[Rule] | None:
+    """The rule with this code, or with this name (`stale-mirror-snapshot`)."""
     for rule in all_rules():
-        if rule.code == code.upper():
+        if rule.code == code.upper() or rule.name == code:
             return rule
     return None
 

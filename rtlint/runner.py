@@ -91,12 +91,12 @@ class Runner:
         try:
             raw = target.path.read_bytes()
         except OSError as exc:
-            report.findings.append(engine_finding("RTL901", display, f"cannot read file: {exc.strerror or exc}"))
+            report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {exc.strerror or exc}")])
             return report
         try:
             source = Source.from_bytes(raw)
         except UnreadableSource as exc:
-            report.findings.append(engine_finding("RTL901", display, f"cannot read file: {exc}"))
+            report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {exc}")])
             return report
         explicit = target.path.absolute() in self.explicit
         if not explicit and not self._rules_for(target, raw):
@@ -130,8 +130,15 @@ class Runner:
             attach_fixes(findings, text, rules, self.settings)
         for finding in findings:
             finding.data = None  # rule-private; not needed past this point, not picklable
-        report.findings = findings
+        report.findings = self._without_ignored(job.target, findings)
         return report
+
+    def _without_ignored(self, target: Target, findings: list[Finding]) -> list[Finding]:
+        """per-file-ignores also cover the engine's own codes (RTL900...)."""
+        ignored = self.config.ignored_in(target.path)
+        if not ignored:
+            return findings
+        return [f for f in findings if not f.code.startswith(tuple(ignored))]
 
     def run(self, targets: Sequence[Target]) -> list[FileReport]:
         reports: list[FileReport | None] = []

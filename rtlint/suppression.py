@@ -1,7 +1,9 @@
 """Inline suppression: `# noqa`, `# noqa: RTL001`, `# rtlint: ignore[RTL001]`.
 
-As in flake8, a comment anywhere in a statement that spans several lines (brackets,
-triple-quoted strings) covers every line of that statement.
+`# noqa` is read exactly as flake8 reads it, so the CLI and the flake8 plugin agree: the
+first `# noqa` comment on the reported line (or anywhere in a multi-line string token
+that spans it) counts; codes need letters and digits (`RTL001`, or a prefix such as
+`RTL`+digits), and words after them are not codes.
 """
 
 from __future__ import annotations
@@ -13,72 +15,58 @@ from typing import Iterable
 
 from rtlint.source import split_lines
 
-ALL = None  # a bare `# noqa`: every code
-
-_NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]*(?:[,\s]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
-)
-_RTLINT_IGNORE = re.compile(r"#\s*rtlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
+# flake8's own pattern (flake8.defaults.NOQA_INLINE_REGEXP)
+NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+RTLINT_IGNORE = re.compile(r"#\s*rtlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
-def _codes(text: str | None) -> frozenset[str] | None:
-    if not text:
-        return ALL
-    return frozenset(c.upper() for c in re.split(r"[,\s]+", text) if c)
-
-
-def _comment_codes(comment: str, honour_noqa: bool) -> list[frozenset[str] | None]:
-    found = []
-    if honour_noqa:
-        for match in _NOQA.finditer(comment):
-            found.append(_codes(match.group("codes")))
-    for match in _RTLINT_IGNORE.finditer(comment):
-        found.append(_codes(match.group("codes")))
-    return found
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(c for c in re.split(r"[,\s]+", text.strip()) if c)
 
 
 class Suppressions:
     def __init__(self, text: str, honour_noqa: bool = True) -> None:
-        # line -> codes suppressed there (None: all)
-        self._by_line: dict[int, list[frozenset[str] | None]] = {}
-        if "#" not in text:
-            return
-        try:
-            self._from_tokens(text, honour_noqa)
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            self._from_lines(text, honour_noqa)
+        self._lines = split_lines(text)
+        self._honour_noqa = honour_noqa
+        self._mapping: dict[int, str] | None = None
+        self._text = text
 
-    def _from_lines(self, text: str, honour_noqa: bool) -> None:
-        for number, line in enumerate(split_lines(text), start=1):
-            if "#" in line:
-                codes = _comment_codes(line[line.index("#") :], honour_noqa)
-                if codes:
-                    self._by_line.setdefault(number, []).extend(codes)
-
-    def _from_tokens(self, text: str, honour_noqa: bool) -> None:
-        logical_start: int | None = None  # first line of the statement being read
-        pending: list[frozenset[str] | None] = []
-        skip = (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                codes = _comment_codes(token.string, honour_noqa)
-                if logical_start is None:  # a comment on a line of its own
-                    if codes:
-                        self._by_line.setdefault(token.start[0], []).extend(codes)
-                else:
-                    pending.extend(codes)
-            elif token.type == tokenize.NEWLINE:
-                if logical_start is not None and pending:
-                    for number in range(logical_start, token.end[0] + 1):
-                        self._by_line.setdefault(number, []).extend(pending)
-                pending = []
-                logical_start = None
-            elif token.type not in skip and logical_start is None:
-                logical_start = token.start[0]
+    def _line_text(self, line: int) -> str:
+        """The text searched for a comment covering `line` (flake8's noqa line mapping: a
+        multi-line token such as a triple-quoted string joins the lines it spans)."""
+        if self._mapping is None:
+            self._mapping = {}
+            try:
+                tokens = list(tokenize.generate_tokens(io.StringIO(self._text).readline))
+            except (tokenize.TokenError, SyntaxError):
+                tokens = []
+            low, high = len(self._lines) + 2, -1
+            for token in tokens:
+                if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                    continue
+                low, high = min(low, token.start[0]), max(high, token.end[0])
+                if token.type in (tokenize.NL, tokenize.NEWLINE):
+                    joined = "".join(self._lines[low - 1 : high])
+                    for number in range(low, high + 1):
+                        self._mapping[number] = joined
+                    low, high = len(self._lines) + 2, -1
+        if line in self._mapping:
+            return self._mapping[line]
+        return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
 
     def suppressed(self, line: int, code: str) -> bool:
-        for codes in self._by_line.get(line, ()):
-            if codes is ALL or any(code.startswith(c) for c in codes):
+        text = self._line_text(line)
+        if "#" not in text:
+            return False
+        if self._honour_noqa:
+            match = NOQA.search(text)
+            if match is not None:
+                codes = match.group("codes")
+                if codes is None or code in _codes(codes) or code.startswith(_codes(codes)):
+                    return True
+        for match in RTLINT_IGNORE.finditer(text):
+            codes = match.group("codes")
+            if codes is None or code.startswith(tuple(c.upper() for c in _codes(codes))):
                 return True
         return False
 

@@ -64,7 +64,7 @@ def test_rules_table() -> None:
         assert row.rstrip().endswith(rule.summary)
 
 
-@pytest.mark.parametrize("args", [["explain", "RTL999"], ["explain", "stale-mirror"], ["explain", "RTL900"]])
+@pytest.mark.parametrize("args", [["explain", "RTL999"], ["explain", "stale-mirror"], ["explain", "RTL9"]])
 def test_unknown_code_is_a_usage_error(args: list[str]) -> None:
     run = run_cli(*args)
     assert run.exit_code == 2
@@ -96,3 +96,16 @@ def test_markdown_table_matches_the_rules() -> None:
         pytest.skip("no README.md yet")
     rows = [line for line in readme.read_text(encoding="utf-8").splitlines() if re.match(r"\|\s*RTL\d{3}\s*\|", line)]
     assert rows == lines[2:], "README rule table drifted from the rule modules; paste `docs.table()`"
+
+
+def test_engine_codes_have_pages() -> None:
+    for code, name in (("RTL900", "syntax-error"), ("RTL901", "unreadable-file"), ("RTL902", "internal-error")):
+        run = run_cli("explain", code)
+        assert run.exit_code == 0
+        assert run.stdout.startswith(f"# {code} {name}\n")
+
+
+def test_explain_accepts_the_rule_name() -> None:
+    by_name = run_cli("explain", "stale-mirror-snapshot")
+    assert by_name.exit_code == 0
+    assert by_name.stdout == run_cli("explain", "RTL001").stdout
