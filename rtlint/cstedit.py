@@ -194,8 +194,6 @@ class Editor:
     def insert_import(self, located: Located, after: bool, code: str) -> None:
         """An import line before or after another import; inserted before, it takes over the
         blank lines and comments above that import, so the group keeps its separation."""
-        import libcst as cst
-
         statement = self.statement(code)
         if after:
             self.insert_after(located, [statement])
@@ -214,8 +212,6 @@ class Editor:
     def move_before(self, located: Located, target: Located) -> None:
         """Move the statement at `located` to just before `target` (comments above it go
         with it; blank lines above it stay where they were)."""
-        import libcst as cst
-
         node = located.line
         kept = [line for line in node.leading_lines if line.comment is not None]
         moved = node.with_changes(leading_lines=kept)

@@ -9,7 +9,7 @@ file's LibCST tree.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Sequence
 
 from rtlint.findings import Applicability, Finding

@@ -157,7 +157,7 @@ class Runner:
                     continue
             jobs.append((len(reports), prepared, key))
             reports.append(None)
-        for (index, job, key), report in zip(jobs, self._map([job for _, job, _ in jobs])):
+        for (index, _, key), report in zip(jobs, self._map([job for _, job, _ in jobs])):
             reports[index] = report
             if key is not None and self.cache is not None and not report.errors:
                 self.cache.put(key, [f.to_json() | {"fixable": f.fixable, "symbol": f.symbol} for f in report.findings])

@@ -419,20 +419,15 @@ def _plan(module, function, push, commit, local, items, order, settings):
     k = _divergence(push_path, commit_path)
     start = k if order == "after" else k - 1
     unsafe: list[str] = []
-    late_try = None
     if order == "after" and k > 0:
-        holder = _statement(module, push_path[: k - 1] + (push_path[k - 1],)) if k - 1 >= 0 else None
         # commit and push in one try body: the commit goes before that try
-        parent_path = push_path[:k]
-        parent = _statement(module, parent_path) if parent_path else None
-        if parent is not None and type(parent).__name__ in _TRY and push_path[k][0] == "body":
-            late_try = parent
+        parent = _statement(module, push_path[:k])
+        if type(parent).__name__ in _TRY and push_path[k][0] == "body":
             start = k - 1
             if commit_path[-1][-1] < len(parent.body) - 1 and len(commit_path) == k + 1:
                 unsafe.append(
                     "the try around the push also covers statements after the commit, whose failure would now undo it"
                 )
-        del holder
     late_names = _names_bound_between(function, push, commit)
     used = {n.id for n in ast.walk(commit) if isinstance(n, ast.Name)}
     if used & late_names:
@@ -455,11 +450,9 @@ def _plan(module, function, push, commit, local, items, order, settings):
     if anchor is None:
         return None, "", "no place before the push where the item exists"
     # the commit must stay unconditional
-    nested = commit_path[len(anchor) - 1 if order == "after" else k :]
     conditions = _conditions_between(module, commit_path, k + 1)
     if conditions:
         unsafe.append(f"the commit is conditional ({conditions}); hoisting it makes it unconditional")
-    del nested
     rollbacks, maybe_unbound = _rollback_points(module, push_path, commit_path, anchor, start, order, definitions)
     # `_upsert_item` replaces an item with the same id, so removing it would not bring the
     # old one back; `insert`/`append` of an item that was there already only duplicate it
@@ -542,7 +535,6 @@ def _rollback_points(module, push_path, commit_path, anchor, start, order, defin
         return [], False
     points: list[StatementPath] = []
     maybe_unbound = False
-    region_top = commit_path[: start + 1] if order != "else" else commit_path[:start + 1]
     for depth in range(start, len(push_path) - 1):
         path = push_path[: depth + 1]
         stmt = _statement(module, path)
@@ -560,7 +552,6 @@ def _rollback_points(module, push_path, commit_path, anchor, start, order, defin
             # a retry loop's else: every attempt failed
             else_path = path + (("orelse", 0),)
             points.extend(_leaving_blocks(module, stmt.orelse, else_path, path[: start + 1]))
-    del region_top
     return list(dict.fromkeys(points)), maybe_unbound
 
 
@@ -573,7 +564,7 @@ def _leaving_blocks(module: Module, body: list[ast.stmt], body_path: StatementPa
 
     def visit(block: list[ast.stmt], block_path_of) -> None:
         leaves_here = False
-        for index, stmt in enumerate(block):
+        for stmt in block:
             if isinstance(stmt, (ast.Return, ast.Raise)) or isinstance(stmt, (ast.Continue, ast.Break)) and not _loop_inside(module, stmt, region):
                 leaves_here = True
             for field in ("body", "orelse", "finalbody"):
@@ -581,7 +572,7 @@ def _leaving_blocks(module: Module, body: list[ast.stmt], body_path: StatementPa
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and not isinstance(stmt, (*FunctionNode, ast.ClassDef)):
                     path = module.path(inner[0])
                     visit(inner, path)
-            for h, handler in enumerate(getattr(stmt, "handlers", None) or ()):
+            for handler in getattr(stmt, "handlers", None) or ():
                 visit(handler.body, module.path(handler.body[0]))
             for case in getattr(stmt, "cases", None) or ():
                 visit(case.body, module.path(case.body[0]))

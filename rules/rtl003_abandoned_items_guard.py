@@ -297,8 +297,6 @@ class A:
         )
 
     def fix(self, finding: Finding, file) -> None:
-        import libcst as cst
-
         plan: AbandonPlan = finding.data
         editor = file.editor
         declarations = [editor.statement(f"{plan.flag} = False\n")]
