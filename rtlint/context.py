@@ -80,7 +80,15 @@ class FileContext:
         return lineno, col_offset + 1
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ""
+        """The source text of a node (ast.get_source_segment re-splits the whole file)."""
+        lines = self.lines
+        start, end = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        first = lines[start].encode("utf-8")
+        if start == end:
+            return first[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
+        last = lines[end].encode("utf-8")
+        middle = "".join(lines[start + 1 : end])
+        return first[node.col_offset :].decode("utf-8", "replace") + middle + last[: node.end_col_offset].decode("utf-8", "replace")
 
 
 class FixContext:

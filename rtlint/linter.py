@@ -91,4 +91,4 @@ def lint_text(
             )
     unique = {(f.line, f.column, f.code, f.message): f for f in findings}
     ordered = sorted(unique.values(), key=lambda f: f.sort_key)
-    return filter_findings(ordered, text, honour_noqa)
+    return filter_findings(ordered, text, honour_noqa, tree)

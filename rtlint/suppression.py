@@ -8,6 +8,7 @@ that spans it) counts; codes need letters and digits (`RTL001`, or a prefix such
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -25,11 +26,26 @@ def _codes(text: str) -> tuple[str, ...]:
 
 
 class Suppressions:
-    def __init__(self, text: str, honour_noqa: bool = True) -> None:
+    def __init__(self, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> None:
         self._lines = split_lines(text)
         self._honour_noqa = honour_noqa
         self._mapping: dict[int, str] | None = None
         self._text = text
+        if tree is not None:
+            self._mapping = self._strings(tree)
+
+    def _strings(self, tree: ast.AST) -> dict[int, str]:
+        """The same mapping from the syntax tree, without tokenizing the file: the lines a
+        multi-line string spans are read together."""
+        mapping: dict[int, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Constant, ast.JoinedStr)) and node.end_lineno and node.end_lineno > node.lineno:
+                if isinstance(node, ast.Constant) and not isinstance(node.value, (str, bytes)):
+                    continue
+                joined = "".join(self._lines[node.lineno - 1 : node.end_lineno])
+                for number in range(node.lineno, node.end_lineno + 1):
+                    mapping[number] = joined
+        return mapping
 
     def _line_text(self, line: int) -> str:
         """The text searched for a comment covering `line` (flake8's noqa line mapping: a
@@ -71,9 +87,9 @@ class Suppressions:
         return False
 
 
-def filter_findings(findings: Iterable, text: str, honour_noqa: bool = True) -> list:
+def filter_findings(findings: Iterable, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> list:
     findings = list(findings)
     if not findings:
         return findings
-    suppressions = Suppressions(text, honour_noqa)
+    suppressions = Suppressions(text, honour_noqa, tree)
     return [f for f in findings if not suppressions.suppressed(f.line, f.code)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from rtlint.context import FileContext, StatementPath
@@ -83,6 +84,15 @@ def walk_function(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(children)
 
 
+def _subtree(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and everything below it (iterative, like ast.walk)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(ast.iter_child_nodes(current))
+
+
 def body_statements(node: ast.AST) -> Iterator[ast.stmt]:
     """Statements of a function body in source order, not entering nested definitions."""
     for child in walk_function(node):
@@ -99,10 +109,16 @@ def _annotation_names(annotation: ast.AST | None) -> Iterator[str]:
         elif isinstance(node, ast.Attribute):
             yield node.attr
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                yield from _annotation_names(ast.parse(node.value, mode="eval"))
-            except SyntaxError:
-                continue
+            yield from _string_annotation_names(node.value)
+
+
+@lru_cache(maxsize=4096)
+def _string_annotation_names(text: str) -> tuple[str, ...]:
+    """The names in a string annotation ("RealtimeSession | None"), parsed once per text."""
+    try:
+        return tuple(_annotation_names(ast.parse(text, mode="eval")))
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
 
 
 def is_lock_factory(value: ast.AST | None) -> bool:
@@ -172,6 +188,7 @@ class Module:
         self.session_factories: set[str] = set()  # functions annotated to return a session
         self._index(file.tree)
         self._aliases: dict[int, dict[str, list[ast.AST]]] = {}
+        self._cache: dict = {}
         self._learn_from_assignments()
         self.pushes: list[Push] = []
         self.snapshots: list[Snapshot] = []
@@ -181,49 +198,88 @@ class Module:
 
     # -- structure ---------------------------------------------------------------------
     def _index(self, tree: ast.Module) -> None:
-        stack: list[tuple[ast.AST, str, ClassInfo | None, Function | None]] = [(tree, "", None, None)]
+        """One pre-order pass over the tree: parents, the functions and classes, and the nodes
+        each function owns (not those of functions nested in it), each class holds and each
+        method holds (nested functions included). Every later question reads these lists
+        instead of walking the tree again (a walk of a 5,000-line file costs ~0.1 s)."""
+        self.owned: dict[int, list[ast.AST]] = {id(tree): []}
+        self.class_nodes: dict[int, list[ast.AST]] = {}
+        self.method_nodes: dict[int, list[ast.AST]] = {}
+        self.assignments: list[ast.AST] = []
+        # (node, owner id, qualname prefix, class whose body this is, enclosing Function,
+        #  innermost class, the method (function directly in a class) this is in)
+        stack: list[tuple] = [(child, id(tree), "", None, None, None, None) for child in reversed(list(ast.iter_child_nodes(tree)))]
+        for child in ast.iter_child_nodes(tree):
+            self.parents[id(child)] = tree
         while stack:
-            node, prefix, cls, outer = stack.pop()
-            for child in ast.iter_child_nodes(node):
+            node, owner, prefix, body_of, outer, cls, method = stack.pop()
+            self.owned[owner].append(node)
+            if cls is not None:
+                self.class_nodes[id(cls.node)].append(node)
+            if method is not None:
+                self.method_nodes[id(method)].append(node)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                self.assignments.append(node)
+            child_owner, child_prefix, child_body_of, child_outer, child_cls, child_method = owner, prefix, None, outer, cls, method
+            if isinstance(node, ast.ClassDef):
+                info = ClassInfo(node, prefix + node.name)
+                self.classes.append(info)
+                self.class_nodes[id(node)] = []
+                self.owned[id(node)] = []
+                child_owner, child_prefix, child_body_of, child_outer, child_cls, child_method = (
+                    id(node), info.qualname + ".", info, None, info, None
+                )
+            elif isinstance(node, FunctionNode):
+                function = self._function(node, prefix, body_of, outer)
+                self.owned[id(node)] = []
+                if body_of is not None:
+                    self.method_nodes[id(node)] = []
+                    child_method = node
+                child_owner, child_prefix, child_outer = id(node), function.qualname + ".", function
+            elif isinstance(node, ast.Lambda):
+                self.owned[id(node)] = []
+                child_owner = id(node)
+            children = list(ast.iter_child_nodes(node))
+            for child in children:
                 self.parents[id(child)] = node
-                if isinstance(child, ast.ClassDef):
-                    info = ClassInfo(child, prefix + child.name)
-                    self.classes.append(info)
-                    stack.append((child, info.qualname + ".", info, None))
-                elif isinstance(child, FunctionNode):
-                    method_of = cls if isinstance(node, ast.ClassDef) else None
-                    if method_of is not None:
-                        method_of.methods[child.name] = child
-                    self_name = _self_parameter(child) if method_of is not None else None
-                    function = Function(
-                        child,
-                        prefix + child.name,
-                        method_of or (outer.cls if outer else None),
-                        self_name or (outer.self_name if outer else None),
-                        outer,
-                    )
-                    if function.self_name and _rebinds(child, function.self_name) and method_of is None:
-                        function = Function(child, function.qualname, None, None, outer)
-                    self.functions.append(function)
-                    self.function_of[id(child)] = function
-                    if any(self._is_session_type(n) for n in _annotation_names(child.returns)):
-                        self.session_factories.add(child.name)
-                        if any(final_name(d) in ("property", "cached_property") for d in child.decorator_list):
-                            self.session_names.add(child.name)  # read as an attribute
-                    stack.append((child, function.qualname + ".", None, function))
-                else:
-                    stack.append((child, prefix, cls, outer))
-        self._learn_session_attributes(tree)
+            for child in reversed(children):
+                stack.append((child, child_owner, child_prefix, child_body_of, child_outer, child_cls, child_method))
+        self._learn_session_attributes()
         for info in self.classes:
             self._learn_locks(info)
         self._inherit()
 
+    def _function(self, node: ast.AST, prefix: str, body_of: ClassInfo | None, outer: Function | None) -> Function:
+        if body_of is not None:
+            body_of.methods[node.name] = node
+        self_name = _self_parameter(node) if body_of is not None else None
+        function = Function(
+            node,
+            prefix + node.name,
+            body_of or (outer.cls if outer else None),
+            self_name or (outer.self_name if outer else None),
+            outer,
+        )
+        if function.self_name and _rebinds(node, function.self_name) and body_of is None:
+            function = Function(node, function.qualname, None, None, outer)
+        self.functions.append(function)
+        self.function_of[id(node)] = function
+        if any(self._is_session_type(n) for n in _annotation_names(node.returns)):
+            self.session_factories.add(node.name)
+            if any(final_name(d) in ("property", "cached_property") for d in node.decorator_list):
+                self.session_names.add(node.name)  # read as an attribute
+        return function
+
+    def nodes(self, function_node: ast.AST) -> list[ast.AST]:
+        """The nodes of a function body, as `walk_function` yields them, from the index."""
+        return self.owned.get(id(function_node)) or list(walk_function(function_node))
+
     def _is_session_type(self, name: str) -> bool:
         return any(name == t or name.endswith(t) for t in self.session_types)
 
-    def _learn_session_attributes(self, tree: ast.Module) -> None:
+    def _learn_session_attributes(self) -> None:
         """Attributes annotated as sessions or assigned from `.session()`, module-wide."""
-        for node in ast.walk(tree):
+        for node in self.assignments:
             if isinstance(node, ast.AnnAssign):
                 if any(self._is_session_type(n) for n in _annotation_names(node.annotation)):
                     name = final_name(node.target)
@@ -267,7 +323,7 @@ class Module:
             learned = set()
             for function in self.functions:
                 aliases = self._local_aliases(function)
-                for node in walk_function(function.node):
+                for node in self.nodes(function.node):
                     if isinstance(node, ast.Assign):
                         for target in node.targets:
                             if (
@@ -282,7 +338,7 @@ class Module:
             self._aliases.clear()
 
     def _learn_locks(self, info: ClassInfo) -> None:
-        for node in ast.walk(info.node):
+        for node in self.class_nodes[id(info.node)]:
             if isinstance(node, ast.Assign) and is_lock_factory(node.value):
                 for target in node.targets:
                     if isinstance(target, ast.Attribute):
@@ -331,7 +387,7 @@ class Module:
         changed = True
         while changed:  # `a = rt; b = a` needs a second look
             changed = False
-            for node in walk_function(function.node):
+            for node in self.nodes(function.node):
                 target, value = None, None
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target, value = node.targets[0], node.value
@@ -386,7 +442,7 @@ class Module:
     def _scan(self, function: Function) -> None:
         if not isinstance(function.node, ast.AsyncFunctionDef):
             return  # no await, so no push can interleave with a snapshot
-        for node in walk_function(function.node):
+        for node in self.nodes(function.node):
             if isinstance(node, ast.Attribute) and node.attr in self.mirror_properties:
                 if isinstance(node.ctx, ast.Load) and self.is_session(node.value, function):
                     self.snapshots.append(Snapshot(node, self.statement_of(node), function))
@@ -457,32 +513,55 @@ class Module:
             if info.push_lock:
                 info.lock_takers[info.push_lock] = self._methods_taking(info, info.push_lock)
 
+    def _method_facts(self, info: ClassInfo) -> dict[str, tuple[str | None, set[str], set[str], list[tuple[str, set[str]]], bool]]:
+        """Per method: (self name, methods of self it calls, self locks it takes, for each
+        `async with self.<lock>` the self methods called inside it, whether it pushes)."""
+        key = ("facts", id(info.node))
+        if key in self._cache:
+            return self._cache[key]
+        pushing = {id(p.function.node) for p in self.pushes}
+        facts = {}
+        for name, method in info.methods.items():
+            self_name = _self_parameter(method)
+            calls: set[str] = set()
+            locks: set[str] = set()
+            held: list[tuple[str, set[str]]] = []
+            pushes = id(method) in pushing
+            nodes = self.method_nodes.get(id(method), [])
+            for node in nodes:
+                if isinstance(node, FunctionNode) and id(node) in pushing:
+                    pushes = True
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if self_name and isinstance(node.func.value, ast.Name) and node.func.value.id == self_name:
+                        calls.add(node.func.attr)
+                elif isinstance(node, ast.AsyncWith) and self_name:
+                    for item in node.items:
+                        text = dotted(item.context_expr) or ""
+                        if text.startswith(self_name + ".") and text.count(".") == 1:
+                            lock = text.split(".", 1)[1]
+                            locks.add(lock)
+                            inside = {
+                                n.func.attr
+                                for n in _subtree(node)
+                                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                                and isinstance(n.func.value, ast.Name) and n.func.value.id == self_name
+                            }
+                            held.append((lock, inside, node.lineno))
+            facts[name] = (self_name, calls, locks, held, pushes)
+        self._cache[key] = facts
+        return facts
+
     def _methods_taking(self, info: ClassInfo, lock: str) -> set[str]:
         """Methods of the class that acquire `self.<lock>`, directly or through each other,
         counting the ones that push a session: one `--fix` puts every push of the class
         under the lock, so they will take it too."""
-        direct: set[str] = set()
-        calls: dict[str, set[str]] = {}
-        pushing = {id(p.function.node) for p in self.pushes}
-        for name, method in info.methods.items():
-            self_name = _self_parameter(method)
-            calls[name] = set()
-            for node in ast.walk(method):
-                if isinstance(node, FunctionNode) and id(node) in pushing:
-                    direct.add(name)
-                if isinstance(node, ast.AsyncWith):
-                    for item in node.items:
-                        if dotted(item.context_expr) == f"{self_name}.{lock}":
-                            direct.add(name)
-                elif isinstance(node, ast.Call):
-                    if isinstance(node.func, ast.Attribute) and dotted(node.func.value) == self_name:
-                        calls[name].add(node.func.attr)
-        taking = set(direct)
+        facts = self._method_facts(info)
+        taking = {name for name, (_, _, locks, _, pushes) in facts.items() if lock in locks or pushes}
         changed = True
         while changed:
             changed = False
-            for name, callees in calls.items():
-                if name not in taking and callees & taking:
+            for name, (_, calls, _, _, _) in facts.items():
+                if name not in taking and calls & taking:
                     taking.add(name)
                     changed = True
         return taking
@@ -490,35 +569,20 @@ class Module:
     def callers_holding(self, info: ClassInfo, lock: str, method: str) -> list[tuple[str, int]]:
         """Methods that call `method` (directly or through other methods) while holding
         `self.<lock>`: putting `method`'s push under the lock would deadlock them."""
+        facts = self._method_facts(info)
         reaching = {method}
         changed = True
         while changed:  # methods from which `method` is reached
             changed = False
-            for name, node in info.methods.items():
-                if name in reaching:
-                    continue
-                self_name = _self_parameter(node)
-                for inner in ast.walk(node):
-                    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-                        if dotted(inner.func.value) == self_name and inner.func.attr in reaching:
-                            reaching.add(name)
-                            changed = True
-                            break
+            for name, (_, calls, _, _, _) in facts.items():
+                if name not in reaching and calls & reaching:
+                    reaching.add(name)
+                    changed = True
         found = []
-        for name, node in info.methods.items():
-            self_name = _self_parameter(node)
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.AsyncWith) and any(
-                    dotted(item.context_expr) == f"{self_name}.{lock}" for item in inner.items
-                ):
-                    for call in ast.walk(inner):
-                        if (
-                            isinstance(call, ast.Call)
-                            and isinstance(call.func, ast.Attribute)
-                            and dotted(call.func.value) == self_name
-                            and call.func.attr in reaching
-                        ):
-                            found.append((name, call.lineno))
+        for name, (_, _, _, held, _) in facts.items():
+            for held_lock, inside, line in held:
+                if held_lock == lock and inside & reaching:
+                    found.append((name, line))
         return found
 
     def under_lock(self, node: ast.AST, function: Function, lock: str | None) -> LockBlock | None:

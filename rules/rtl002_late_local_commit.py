@@ -189,8 +189,8 @@ class A:
         if not items:
             return
         carried = flow(module, function)
-        for stmt in body_statements(function.node):
-            if (stmt.lineno, stmt.col_offset) <= (push.stmt.lineno, push.stmt.col_offset):
+        for stmt in module.nodes(function.node):
+            if not isinstance(stmt, ast.Expr) or (stmt.lineno, stmt.col_offset) <= (push.stmt.lineno, push.stmt.col_offset):
                 continue
             commit = _commit_call(stmt)
             if commit is None:

@@ -198,13 +198,14 @@ class A:
         pushes = [p for p in module.pushes if p.function.node is node]
         if not pushes:
             return
-        own = list(walk_function(node))
+        own = module.nodes(node)
         guards = [n for n in own if isinstance(n, ast.If)]
+        candidates = _candidate_loops(module, node)
         for definition in own:
             name = _empty_list_target(definition)
             if name is None:
                 continue
-            loops = _filling_loops(node, name)
+            loops = _filling_loops(module, node, name, candidates)
             for loop in loops:
                 # a `return` in the guard's own function skips the guard: not this bug
                 loop.exits = [e for e in loop.exits if not (isinstance(e, ast.Return) and loop.function is node)]
@@ -385,34 +386,87 @@ def _empty_list_target(node: ast.AST) -> str | None:
     return None
 
 
-def _filling_loops(function: ast.AST, name: str) -> list[_Loop]:
-    """Loops over a stream (in the function, or in functions nested in it that share the
-    list) that add to the list, with their early exits."""
-    loops: list[_Loop] = []
-    scopes = [function]
-    for node in ast.walk(function):
-        if isinstance(node, FunctionNode) and node is not function and not _binds(node, name):
-            scopes.append(node)
+@dataclass
+class _Candidate:
+    """A loop of the function (or of a function nested in it), with what it adds to."""
+
+    node: ast.For | ast.AsyncFor | ast.While
+    scope: ast.AST
+    target: str | None
+    stream: str | None
+    pull: ast.stmt | None
+    adds: dict[str, list[ast.AST]]  # list name -> the append/extend/insert/+= that add to it
+    bindings: set[str]  # names the scope binds itself (a nested function's own list)
+
+
+def _candidate_loops(module: Module, function: ast.AST) -> list[_Candidate]:
+    """Every loop over a stream in the function and in the functions nested in it, indexed
+    once per function (there are many lists to try it against)."""
+    scopes = [function] + [
+        f.node for f in module.functions if f.node is not function and _is_inside(module, f.node, function)
+    ]
+    found = []
     for scope in scopes:
-        for node in walk_function(scope):
+        own = module.nodes(scope)
+        bound = set() if scope is function else _bound_names(scope, own)
+        for node in own:
             if not isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 continue
-            loop = _Loop(node, scope)
+            target = stream = pull = None
             if isinstance(node, ast.While):
-                pull = _stream_pull(node)
-                if pull is None:
+                pulled = _stream_pull(node)
+                if pulled is None:
                     continue  # not a loop over a stream
-                loop.pull, loop.target, loop.stream = pull
+                pull, target, stream = pulled
             else:
-                loop.target = node.target.id if isinstance(node.target, ast.Name) else None
+                target = node.target.id if isinstance(node.target, ast.Name) else None
                 if isinstance(node, ast.AsyncFor) and not isinstance(node.iter, ast.Call):
-                    loop.stream = dotted(node.iter)
-            loop.appends = [inner for stmt in node.body for inner in walk_function(stmt) if _adds_to(inner, name)]
-            if not loop.appends:
-                continue
-            loop.exits = list(_early_exits(node))
-            loops.append(loop)
+                    stream = dotted(node.iter)
+            adds: dict[str, list[ast.AST]] = {}
+            for stmt in node.body:
+                for inner in walk_function(stmt):
+                    name = _added_to(inner)
+                    if name:
+                        adds.setdefault(name, []).append(inner)
+            if adds:
+                found.append(_Candidate(node, scope, target, stream, pull, adds, bound))
+    return found
+
+
+def _is_inside(module: Module, inner: ast.AST, outer: ast.AST) -> bool:
+    return any(ancestor is outer for ancestor in module.ancestors(inner))
+
+
+def _filling_loops(module: Module, function: ast.AST, name: str, candidates: list[_Candidate]) -> list[_Loop]:
+    """Loops over a stream (in the function, or in functions nested in it that share the
+    list) that add to the list, with their early exits."""
+    loops = []
+    for candidate in candidates:
+        if name not in candidate.adds or name in candidate.bindings:
+            continue
+        loop = _Loop(candidate.node, candidate.scope, candidate.target, candidate.stream, candidate.pull)
+        loop.appends = list(candidate.adds[name])
+        loop.exits = list(_early_exits(candidate.node))
+        loops.append(loop)
     return loops
+
+
+def _bound_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
+    """Names a nested function binds itself (parameters, assignments): not the outer list."""
+    arguments = function.args
+    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    names |= {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+def _added_to(node: ast.AST) -> str | None:
+    """The list a node adds to: `L.append(x)`, `L.extend(xs)`, `L.insert(i, x)`, `L += [x]`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in ("append", "extend", "insert") and isinstance(node.func.value, ast.Name):
+            return node.func.value.id
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
 
 
 def _stream_pull(loop: ast.While) -> tuple[ast.stmt, str | None, str | None] | None:
@@ -462,25 +516,6 @@ def _early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
         else:
             children = [(c, depth, at_end) for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
         stack.extend(reversed(children))
-
-
-def _adds_to(node: ast.AST, name: str) -> bool:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return dotted(node.func.value) == name and node.func.attr in ("append", "extend", "insert")
-    if isinstance(node, ast.AugAssign):
-        return isinstance(node.target, ast.Name) and node.target.id == name
-    return False
-
-
-def _binds(function: ast.AST, name: str) -> bool:
-    """Whether a nested function has its own `name` (a parameter or an assignment)."""
-    arguments = function.args
-    if any(a.arg == name for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
-        return True
-    for node in walk_function(function):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            return True
-    return False
 
 
 def _over_list(iterable: ast.AST, name: str) -> bool:
