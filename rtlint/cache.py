@@ -10,12 +10,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rtlint import __version__
+import rtlint
 
 
 class Cache:
     def __init__(self, folder: Path, fingerprint: str) -> None:
-        digest = hashlib.sha256(f"{__version__}\0{fingerprint}".encode()).hexdigest()[:20]
+        digest = hashlib.sha256(f"{rtlint.__version__}\0{fingerprint}".encode()).hexdigest()[:20]
         self.folder = folder
         self.directory = folder / digest
 

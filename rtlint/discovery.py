@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,9 @@ class Target:
 class Discovery:
     targets: list[Target]
     errors: list[str]
+    # what the result depends on, for the whole-run cache
+    directories: list[Path] = field(default_factory=list)
+    ignore_files: list[Path] = field(default_factory=list)
 
 
 class _GitIgnores:
@@ -29,12 +32,14 @@ class _GitIgnores:
 
     def __init__(self) -> None:
         self._cache: dict[Path, Any] = {}
+        self.files: list[Path] = []  # the .gitignore files read
 
     def _spec(self, directory: Path) -> Any:
         if directory not in self._cache:
             spec = None
             ignore_file = directory / ".gitignore"
             if ignore_file.is_file():
+                self.files.append(ignore_file)
                 try:
                     lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
                 except OSError:
@@ -64,7 +69,7 @@ class _GitIgnores:
             directory = directory.parent
 
 
-def _repository_top(directory: Path) -> Path:
+def repository_top(directory: Path) -> Path:
     for candidate in (directory, *directory.parents):
         if (candidate / ".git").exists():
             return candidate
@@ -74,11 +79,17 @@ def _repository_top(directory: Path) -> Path:
 def discover(paths: list[str], config: Config) -> Discovery:
     targets: list[Target] = []
     errors: list[str] = []
+    directories: list[Path] = []
     seen: set[Path] = set()
     gitignores = _GitIgnores()
 
     def add(path: Path, root: Path) -> None:
-        key = path.absolute()
+        # one file reached under two names (a link to a file also given or found) is linted
+        # and fixed once: fixing it twice would fail as "changed on disk" the second time
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+            key = path.absolute()
         if key not in seen:
             seen.add(key)
             targets.append(Target(path, root))
@@ -98,11 +109,12 @@ def discover(paths: list[str], config: Config) -> Discovery:
             if not (config.force_exclude and config.is_excluded(path)):
                 add(path, root)
             continue
-        top = _repository_top(root)
+        top = repository_top(root)
         found: list[Path] = []
         stack = [path]
         while stack:
             directory = stack.pop()
+            directories.append(directory)
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError as exc:
@@ -130,4 +142,4 @@ def discover(paths: list[str], config: Config) -> Discovery:
                     found.append(child)
         for child in sorted(found):
             add(child, root)
-    return Discovery(targets, errors)
+    return Discovery(targets, errors, directories, gitignores.files)

@@ -111,7 +111,7 @@ def test_cache_hit_and_invalidation(project: Path, monkeypatch: pytest.MonkeyPat
     run_main("a.py")
     assert processed == ["a.py"] * 3
 
-    monkeypatch.setattr(rtlint.cache, "__version__", "999.0")  # version change
+    monkeypatch.setattr(rtlint, "__version__", "999.0")  # version change
     run_main("a.py")
     assert processed == ["a.py"] * 4
 

@@ -1,0 +1,252 @@
+"""The whole-run cache: a check whose inputs did not change replays its output.
+
+A warm run should cost about what starting Python and importing rtlint costs, so this
+module imports nothing heavy. A manifest, keyed by the command line, the working folder
+and rtlint's own code, records every input of a run: the files linted (size, mtime, inode,
+and a content hash), the folders walked and those above them up to the configuration
+(their mtime changes when an entry is added, removed or renamed), the configuration and
+.gitignore files. If all of them are as recorded, the recorded output and exit status are
+replayed; otherwise the run goes the normal way (which has its per-file cache) and writes
+a new manifest. A file changed within two seconds of the manifest is re-hashed rather than
+trusted by its timestamps (coarse filesystem clocks).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import time
+
+try:  # the builtin module, without hashlib's OpenSSL start-up
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other interpreters
+    from hashlib import blake2b
+
+_FORMAT = 1  # marshal: a builtin, and far cheaper to load than json
+
+# options that take a value (the rest are flags); an option not listed here means the
+# command line is not one this cache understands, and it is left to the normal path
+_VALUED = {"--select", "--ignore", "--format", "--output-format", "--config", "--cache-dir", "--jobs", "-j"}
+_FLAGS = {
+    "--unsafe-fixes", "--exit-zero", "--exit-non-zero-on-fix", "--statistics", "--force-exclude",
+    "--show-source", "--no-show-source", "--quiet", "-q",
+}
+_RACY_NS = 2_000_000_000
+
+
+def _parse(argv: list[str]) -> tuple[list[str], dict[str, str]] | None:
+    """(paths, options with values) of a plain `rtlint [check] ...`, or None."""
+    args = argv[1:] if argv and argv[0] == "check" else list(argv)
+    paths: list[str] = []
+    values: dict[str, str] = {}
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg.startswith("-") and arg != "-":
+            name, _, inline = arg.partition("=")
+            if name in _VALUED:
+                if not inline:
+                    index += 1
+                    if index >= len(args):
+                        return None
+                    inline = args[index]
+                values[name] = inline
+            elif name not in _FLAGS or inline:
+                return None  # --fix, --diff, --no-cache, --help, ...: not cached
+        else:
+            paths.append(arg)
+        index += 1
+    return paths or ["."], values
+
+
+def _config_dir(start: str) -> str | None:
+    """The folder of the nearest pyproject.toml with a [tool.rtlint] table (by its bytes)."""
+    directory = os.path.abspath(start)
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    while True:
+        candidate = os.path.join(directory, "pyproject.toml")
+        try:
+            with open(candidate, "rb") as handle:
+                data = handle.read()
+            if b"[tool.rtlint" in data:
+                return None if b"cache-dir" in data else directory  # a configured cache: leave it
+        except OSError:
+            pass
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return os.getcwd()
+        directory = parent
+
+
+def _code_stamp() -> str:
+    """rtlint's own code: its version and the files of the package (an edited rule, in a
+    development install, must not replay an old result)."""
+    import rtlint
+
+    stamps = [rtlint.__version__, sys.version]
+    for folder in {os.path.dirname(rtlint.__file__), *_rules_folders()}:
+        try:
+            for entry in os.scandir(folder):
+                if entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    stamps.append(f"{entry.name}:{stat.st_mtime_ns}:{stat.st_size}")
+        except OSError:
+            continue
+    return "|".join(sorted(stamps))
+
+
+def _rules_folders() -> list[str]:
+    import importlib.util
+
+    spec = importlib.util.find_spec("rtlint.rules")
+    if spec is not None and spec.submodule_search_locations:
+        return list(spec.submodule_search_locations)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [os.path.join(here, "rules")]
+
+
+class Run:
+    """One cacheable run: where its manifest is, and how to check and write it."""
+
+    def __init__(self, argv: list[str], interactive: bool) -> None:
+        self.path: str | None = None
+        parsed = _parse(argv)
+        if parsed is None or os.environ.get("RTLINT_NO_RUN_CACHE"):
+            return
+        paths, values = parsed
+        if "--cache-dir" in values:
+            folder = os.path.abspath(values["--cache-dir"])
+        else:
+            base = os.path.dirname(os.path.abspath(values["--config"])) if "--config" in values else _config_dir(paths[0])
+            if base is None:
+                return
+            folder = os.path.join(base, ".rtlint_cache")
+        identity = "\0".join(
+            [*argv, "\0", os.getcwd(), str(interactive), os.environ.get("RTLINT_EXTRA_RULES", ""), _code_stamp()]
+        )
+        digest = blake2b(identity.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        self.folder = folder
+        self.path = os.path.join(folder, "runs", digest)
+
+    # -- replay --------------------------------------------------------------------------
+    def replay(self) -> tuple[str, str, int] | None:
+        if self.path is None:
+            return None
+        try:
+            with open(self.path, "rb") as handle:
+                version, manifest = marshal.load(handle)
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        if version != _FORMAT:
+            return None
+        try:
+            written = manifest["written"]
+            for path, mtime in manifest["dirs"]:
+                # a folder's entries can only be trusted by its mtime if it was not changing
+                # when the manifest was written (no content to hash)
+                if os.stat(path).st_mtime_ns != mtime or written - mtime < _RACY_NS:
+                    return None
+            for path, size, mtime, inode, digest in manifest["files"]:
+                stat = os.stat(path)
+                if (stat.st_size, stat.st_mtime_ns, stat.st_ino) != (size, mtime, inode):
+                    return None
+                if written - mtime < _RACY_NS:
+                    with open(path, "rb") as handle:
+                        if blake2b(handle.read()).hexdigest() != digest:
+                            return None
+            for path, stamp in manifest["probes"]:
+                if _probe(path) != stamp:
+                    return None
+            return manifest["stdout"], manifest["stderr"], manifest["exit"]
+        except (OSError, KeyError, TypeError, ValueError):
+            return None
+
+    # -- record ----------------------------------------------------------------------------
+    def record(
+        self, files: list[str], dirs: list[str], probes: list[str], stdout: str, stderr: str, exit_code: int
+    ) -> None:
+        if self.path is None:
+            return
+        try:
+            entries = []
+            for path in sorted(set(files)):
+                stat = os.stat(path)
+                with open(path, "rb") as handle:
+                    digest = blake2b(handle.read()).hexdigest()
+                entries.append([path, stat.st_size, stat.st_mtime_ns, stat.st_ino, digest])
+            stamps = [[path, os.stat(path).st_mtime_ns] for path in sorted(set(dirs))]
+            manifest = {
+                "written": time.time_ns(),
+                "files": entries,
+                "dirs": stamps,
+                "probes": [[path, _probe(path)] for path in sorted(set(probes))],
+                "stdout": stdout,
+                "stderr": stderr,
+                "exit": exit_code,
+            }
+            folder = os.path.dirname(self.path)
+            os.makedirs(folder, exist_ok=True)
+            ignore = os.path.join(self.folder, ".gitignore")
+            if not os.path.exists(ignore):
+                with open(ignore, "w", encoding="utf-8") as handle:
+                    handle.write("# created by rtlint\n*\n")
+            import tempfile
+
+            fd, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                marshal.dump((_FORMAT, manifest), handle)
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a cache that cannot be written is only slower
+
+
+class Tee:
+    """A text stream that writes through to another and keeps a copy."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self._parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self._parts.append(text)
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    @property
+    def value(self) -> str:
+        return "".join(self._parts)
+
+
+def _probe(path: str) -> list[int] | bool | None:
+    """What a run saw of a file it looked for: None (absent), [size, mtime] of a file, or
+    True for a folder (a .git whose contents do not matter, only its presence)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if os.path.isdir(path):
+        return True
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def probes_above(path: str) -> list[str]:
+    """The files whose presence above `path` decides its configuration and .gitignore
+    semantics: pyproject.toml, .gitignore and .git in every folder up to the root. (Their
+    folders' own mtimes would not do: /tmp changes all the time.)"""
+    directory = os.path.abspath(path)
+    if not os.path.isdir(directory):
+        directory = os.path.dirname(directory)
+    found = []
+    while True:
+        found += [os.path.join(directory, name) for name in ("pyproject.toml", ".gitignore", ".git")]
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return found
+        directory = parent
