@@ -33,7 +33,9 @@ class RuleSet:
     def __init__(self, rule_classes: Sequence[type[Rule]], settings: Settings) -> None:
         self.settings = settings
         self.rules = [cls(settings) for cls in rule_classes]
-        self._tokens = {rule.code: [tuple(t.encode() for t in group) for group in rule.required_tokens()] for rule in self.rules}
+        self._tokens = {
+            rule.code: [tuple(_as_bytes(t) for t in group) for group in rule.required_tokens()] for rule in self.rules
+        }
 
     def without(self, codes: Sequence[str]) -> RuleSet:
         if not codes:
@@ -49,8 +51,17 @@ class RuleSet:
         return [
             rule
             for rule in self.rules
-            if all(any(token in raw for token in group) for group in self._tokens[rule.code])
+            if all(any(_occurs(token, raw) for token in group) for group in self._tokens[rule.code])
         ]
+
+
+def _as_bytes(token):
+    """A substring as bytes, or a compiled bytes pattern as it is."""
+    return token.encode() if isinstance(token, str) else token
+
+
+def _occurs(token, raw: bytes) -> bool:
+    return token in raw if isinstance(token, bytes) else token.search(raw) is not None
 
 
 def lint_text(

@@ -76,9 +76,11 @@ class Rule:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def required_tokens(self) -> list[tuple[str, ...]]:
-        """Substrings without which the rule cannot match: each tuple lists alternatives
-        of which the file must contain one. An empty list means "parse every file"."""
+    def required_tokens(self) -> list[tuple[Any, ...]]:
+        """What a file must contain for the rule to match, checked on its raw bytes before
+        anything is parsed: each tuple lists alternatives of which the file must contain one
+        (a substring, or a compiled bytes pattern; put a cheap substring group first, the
+        groups are checked in order). An empty list means "parse every file"."""
         return []
 
     def check(self, file: FileContext) -> Iterable[Finding]:

@@ -844,8 +844,16 @@ def flow(module: Module, function: Function) -> SnapshotFlow:
     return module.file.memo(("rtlint.rules._realtime.flow", id(function.node)), lambda: SnapshotFlow(module, function))
 
 
-def required_tokens(settings) -> list[tuple[str, ...]]:
-    return [tuple(settings.get("push-methods", ("update_chat_ctx",)))]
+def required_tokens(settings) -> list[tuple]:
+    """Every rule needs an awaited push, and a push is an attribute call: a push method's
+    name (a cheap substring test) right after a `.` (blanks, line continuations and comments
+    may come between), which leaves out the files that only define the method."""
+    import re
+
+    methods = tuple(settings.get("push-methods", ("update_chat_ctx",)))
+    names = b"|".join(re.escape(m.encode()) for m in methods)
+    called = re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b")
+    return [methods, (called,)]
 
 
 # -- RTL001's defect, which RTL004 must not report again ----------------------------------------
