@@ -63,7 +63,9 @@ def unified_diff(before: str, after: str, path: str) -> str:
     """A unified diff that, like git's, marks a last line without a newline."""
     old, new = split_lines(before), split_lines(after)
     out = []
-    for line in difflib.unified_diff(old, new, f"a/{path}", f"b/{path}"):
+    # git's a/ b/ prefixes for relative paths; an absolute path is shown as it is
+    old_name, new_name = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
+    for line in difflib.unified_diff(old, new, old_name, new_name):
         out.append(line)
         if not line.endswith(("\n", "\r")):
             out.append("\n\\ No newline at end of file\n")

@@ -724,7 +724,15 @@ class SnapshotFlow:
             return frozenset({id(node)})
         if isinstance(node, ast.Name):
             return self.origins_of_name(node.id, node)
-        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await)):
+        if isinstance(node, ast.Attribute):
+            # `self._pending = snapshot.copy()` ... `update_chat_ctx(self._pending)`, in one function
+            text = dotted(node)
+            if text is not None and text in self.definitions:
+                carried = self.origins_of_name(text, node)
+                if carried:
+                    return carried
+            return self.origins(node.value)
+        if isinstance(node, (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await)):
             return self.origins(node.value)
         if isinstance(node, ast.Call):
             func = node.func
@@ -760,6 +768,10 @@ class SnapshotFlow:
                 for element in target.elts:
                     bind(element, None)
             elif isinstance(target, (ast.Attribute, ast.Subscript)) and value is not None:
+                if isinstance(target, ast.Attribute) and target.attr != "items" and dotted(target):
+                    # an attribute holding a context for the rest of the function
+                    self._add(_Definition(dotted(target), stmt, _order(stmt, end=True), self.origins(value), True))
+                    return
                 # `ctx.items = snapshot.items` or `ctx.items[:] = ...` changes ctx in place
                 inner = target.value if isinstance(target, ast.Subscript) else target
                 receiver = dotted(inner) or ""
