@@ -6,8 +6,8 @@ internal error.
 
 from __future__ import annotations
 
+import _signal  # the builtin: `signal` imports enum, a tenth of a warm run
 import os
-import signal
 import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm run ~3 ms
@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     args = list(sys.argv[1:] if argv is None else argv)
     # SIGTERM unwinds like Ctrl-C, so a file being written is finished or cleaned up
     try:
-        signal.signal(signal.SIGTERM, _terminate)
+        _signal.signal(_signal.SIGTERM, _terminate)
     except ValueError:  # not the main thread (rtlint used as a library): leave signals alone
         pass
     try:

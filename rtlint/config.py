@@ -73,6 +73,8 @@ class Config:
         return rules
 
     def ignored_in(self, path: Path) -> tuple[str, ...]:
+        if not self.per_file_ignores:
+            return ()
         relative = _relative(path, self.root)
         codes: list[str] = []
         for pattern, pattern_codes in self.per_file_ignores.items():
@@ -83,6 +85,25 @@ class Config:
     def is_excluded(self, path: Path) -> bool:
         relative = _relative(path, self.root)
         return any(_glob_match(relative, pattern) for pattern in self.exclude)
+
+    def excluder(self):
+        """A fast test for a directory walk: `excluded(name, relative)` for an entry whose
+        parents were tested already (bare-name patterns need only its own name; the others
+        its path relative to the configuration's folder, or None outside it)."""
+        import re
+
+        names = [p.rstrip("/") for p in self.exclude if "/" not in p.rstrip("/")]
+        paths = [p.rstrip("/") for p in self.exclude if "/" in p.rstrip("/")]
+        name_pattern = re.compile("|".join(fnmatch.translate(p) for p in names)) if names else None
+
+        def excluded(name: str, relative: str | None) -> bool:
+            if name_pattern is not None and name_pattern.match(name):
+                return True
+            if relative is not None:
+                return any(fnmatch.fnmatchcase(relative, p) or relative.startswith(p + "/") for p in paths)
+            return False
+
+        return excluded
 
     @property
     def cache_folder(self) -> Path:

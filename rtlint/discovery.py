@@ -32,6 +32,7 @@ class _GitIgnores:
 
     def __init__(self) -> None:
         self._cache: dict[Path, Any] = {}
+        self._chains: dict[tuple[Path, Path], list[tuple[Path, Any]]] = {}
         self.files: list[Path] = []  # the .gitignore files read
 
     def _spec(self, directory: Path) -> Any:
@@ -50,23 +51,35 @@ class _GitIgnores:
             self._cache[directory] = spec
         return self._cache[directory]
 
+    def _chain(self, directory: Path, top: Path) -> list[tuple[Path, Any]]:
+        """The .gitignore specs that apply in `directory`, deepest first (cached)."""
+        key = (directory, top)
+        if key not in self._chains:
+            spec = self._spec(directory)
+            above = [] if directory == top or directory.parent == directory else self._chain(directory.parent, top)
+            self._chains[key] = ([(directory, spec)] if spec is not None else []) + above
+        return self._chains[key]
+
     def ignored(self, path: Path, is_dir: bool, top: Path) -> bool:
         """Whether git ignores `path`; .gitignore files between `top` and it are consulted,
         the deepest first, as git does."""
-        directory = path.parent
-        while True:
-            spec = self._spec(directory)
-            if spec is not None:
-                try:
-                    relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
-                except ValueError:
-                    return False
-                result = spec.check_file(relative)
-                if result.include is not None:
-                    return bool(result.include)
-            if directory == top or directory.parent == directory:
+        for directory, spec in self._chain(path.parent, top):
+            try:
+                relative = path.relative_to(directory).as_posix() + ("/" if is_dir else "")
+            except ValueError:
                 return False
-            directory = directory.parent
+            result = spec.check_file(relative)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+
+def _relative_to(path: str, root: str) -> str | None:
+    if path == root:
+        return ""
+    if path.startswith(root.rstrip("/") + "/"):
+        return path[len(root.rstrip("/")) + 1 :]
+    return None
 
 
 def repository_top(directory: Path) -> Path:
@@ -110,10 +123,13 @@ def discover(paths: list[str], config: Config) -> Discovery:
                 add(path, root)
             continue
         top = repository_top(root)
+        excluded = config.excluder()
+        config_root = str(config.root.resolve())
         found: list[Path] = []
-        stack = [path]
+        # (the folder as the user will see it, its real path, its path from the config's folder)
+        stack: list[tuple[Path, Path, str | None]] = [(path, root, _relative_to(str(root), config_root))]
         while stack:
-            directory = stack.pop()
+            directory, real, relative = stack.pop()
             directories.append(directory)
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -121,25 +137,26 @@ def discover(paths: list[str], config: Config) -> Discovery:
                 errors.append(f"{directory}: {exc.strerror or exc}")
                 continue
             for entry in entries:
-                child = Path(entry.path)
+                name = entry.name
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
-                    is_file = entry.is_file()
+                    is_file = not is_dir and name.endswith(".py") and entry.is_file()
                 except OSError:
                     continue
+                if not (is_dir or is_file):
+                    continue
+                child_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+                if excluded(name, child_relative):
+                    continue
+                # the entry itself, not a link's target, is what git sees
+                if gitignores.ignored(real / name, is_dir, top):
+                    continue
                 if is_dir:
-                    if (child / "pyvenv.cfg").exists() or config.is_excluded(child):
+                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         continue
-                    if gitignores.ignored(child.resolve(), True, top):
-                        continue
-                    stack.append(child)
-                elif is_file and entry.name.endswith(".py"):
-                    if config.is_excluded(child):
-                        continue
-                    # the link itself, not its target, is what git sees
-                    if gitignores.ignored(child.parent.resolve() / child.name, False, top):
-                        continue
-                    found.append(child)
+                    stack.append((Path(entry.path), real / name, child_relative))
+                else:
+                    found.append(Path(entry.path))
         for child in sorted(found):
             add(child, root)
     return Discovery(targets, errors, directories, gitignores.files)
