@@ -15,7 +15,22 @@ import libcst as cst
 Block = Union[cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite]
 
 
+# LibCST's native parser recurses on the C stack and kills the whole process (SIGSEGV, no
+# exception) on deeply nested input: with an 8 MB stack, about 1,500 nested brackets or
+# 10,000 chained operators or adjacent strings; it is also quadratic in the depth. Text whose
+# estimated nesting is above this is refused before it reaches the parser.
+MAX_NESTING = 1000
+
+
+class TooDeeplyNested(ValueError):
+    pass
+
+
 def parse(text: str) -> cst.Module:
+    from rtlint.source import nesting_estimate
+
+    if len(text) > MAX_NESTING and nesting_estimate(text) > MAX_NESTING:
+        raise TooDeeplyNested("the file is too deeply nested for LibCST to parse safely")
     return cst.parse_module(text)
 
 
@@ -201,9 +216,17 @@ class Editor:
         target = located.line
         statement = statement.with_changes(leading_lines=target.leading_lines)
         self.insert_before(located, [statement])
+        # before an import it joins the group; before the first code (no imports yet) it
+        # gets the blank lines PEP 8 puts between imports and code
+        is_import = isinstance(target, cst.SimpleStatementLine) and isinstance(
+            target.body[0], (cst.Import, cst.ImportFrom)
+        )
+        blank = [] if is_import else [cst.EmptyLine(indent=False)] * (
+            2 if isinstance(target, (cst.ClassDef, cst.FunctionDef)) else 1
+        )
         self.replace(
             Located(located.block, located.index, target, target, False, located.chain),
-            lambda node: node.with_changes(leading_lines=[]),
+            lambda node: node.with_changes(leading_lines=blank),
         )
 
     def remove(self, located: Located) -> None:

@@ -4,22 +4,27 @@ is written. Writing is atomic, and never happens to a file that changed meanwhil
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import stat
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from rtlint.context import FixContext
-from rtlint.edits import diff_edits
+from rtlint.edits import apply_edits, diff_edits
 from rtlint.findings import Finding, Fix
 from rtlint.linter import lint_text
 from rtlint.parsing import ParseError, parse
 from rtlint.rule import Rule, Settings
+from rtlint.source import split_lines
 
 MAX_PASSES = 10
+_TOO_DEEP = "the file is too deeply nested to rewrite"
 
 
 @dataclass
@@ -31,12 +36,44 @@ class FixOutcome:
 
 
 def _libcst_module(text: str):
+    return _parse_cst(text)[0]
+
+
+def _parse_cst(text: str):
+    """(the LibCST tree of `text`, None) or (None, why there is none)."""
     from rtlint import cstedit
 
     try:
-        return cstedit.parse(text)
-    except Exception:  # LibCST cannot parse it (or recursion); no fix can be built
+        return cstedit.parse(text), ""
+    except cstedit.TooDeeplyNested as exc:
+        return None, str(exc)
+    except RecursionError:
+        return None, "the file is too deeply nested for LibCST"
+    except Exception as exc:  # LibCST cannot parse it; no fix can be built
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, f"LibCST cannot parse the file ({first})"
+
+
+def keep_original_bytes(text: str, module, rendered: str) -> str | None:
+    """`rendered` (LibCST's code for the edited tree) with every line the fix did not change
+    taken from `text` byte for byte, or None when that cannot be done.
+
+    LibCST does not render every file exactly as it parsed it: it drops a form feed at the
+    start of an indented line and the final line ending of a file whose lines end in a lone
+    CR. The fix's changes are taken as edits against LibCST's rendering of the unedited tree,
+    and applied to the original text (the two have the same lines)."""
+    baseline = module.code
+    if baseline == text:
+        return rendered
+    original_lines = split_lines(text)
+    if len(split_lines(baseline)) != len(original_lines):
         return None
+    result = apply_edits(text, diff_edits(baseline, rendered))
+    if original_lines and text.endswith(("\n", "\r")) and not result.endswith(("\n", "\r")):
+        # an edit of the last line, whose line ending LibCST dropped
+        ending = original_lines[-1][len(original_lines[-1].rstrip("\r\n")) :]
+        result += ending
+    return result
 
 
 def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings) -> Fix | None:
@@ -53,7 +90,10 @@ def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Setting
         return None
     if editor.empty:
         return None
-    edits = diff_edits(text, editor.result().code)
+    rendered = keep_original_bytes(text, module, editor.result().code)
+    if rendered is None:
+        return None
+    edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
 
@@ -91,7 +131,22 @@ def fix_text(
     current = text
     module = None
     applied: list[Finding] = []
-    for _ in range(MAX_PASSES):
+
+    def failed(why: str) -> FixOutcome:
+        # nothing is written; the findings reported are those of the original text (after a
+        # first pass, `findings` are those of the partly fixed text, with other lines)
+        remaining = findings if current is text else lint_text(text, display_path, rules, settings)
+        return FixOutcome(text, remaining, failure=why)
+
+    # Fixes are verified per pass by counting findings per (code, symbol). Two fixes of one
+    # pass can defeat that count when their symbols collide (two classes of one name: a lock
+    # added to one makes the other's push a new RTL004 finding of the same symbol), so a pass
+    # that fails with several fixes is retried one fix per pass; a fix failing on its own is
+    # the one reported.
+    one_at_a_time = False
+    passes_left = MAX_PASSES
+    while passes_left > 0:
+        passes_left -= 1
         wanted = [
             f
             for f in findings
@@ -99,9 +154,11 @@ def fix_text(
         ]
         if not wanted:
             break
-        module = module if module is not None else _libcst_module(current)
         if module is None:
-            break
+            module, why = _parse_cst(current)
+            if module is None:  # no fix can be built: say why, not skip in silence
+                codes = ", ".join(sorted({f.code for f in wanted}))
+                return failed(f"{codes} fix not applied: {why}")
         editor = Editor(module)
         chosen: list[Finding] = []
         for finding in wanted:
@@ -111,22 +168,36 @@ def fix_text(
             except CannotFix:
                 editor.rollback()
                 continue
+            except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
+                return failed(f"{finding.code} fix not applied: {_TOO_DEEP}")
             except Exception as exc:  # a broken fix must not end the run
-                return FixOutcome(text, findings, failure=f"{finding.code} fix crashed: {type(exc).__name__}: {exc}")
+                return failed(f"{finding.code} fix crashed: {type(exc).__name__}: {exc}")
             chosen.append(finding)
+            if one_at_a_time:
+                break
         if not chosen or editor.empty:
             break
+        codes = ", ".join(sorted({f.code for f in chosen}))
         try:
-            candidate = editor.result().code
+            candidate = keep_original_bytes(current, module, editor.result().code)
+        except RecursionError:
+            return failed(f"{codes} fix not applied: {_TOO_DEEP}")
         except Exception as exc:
-            codes = ", ".join(sorted({f.code for f in chosen}))
-            return FixOutcome(text, findings, failure=f"{codes} fix crashed: {type(exc).__name__}: {exc}")
+            return failed(f"{codes} fix crashed: {type(exc).__name__}: {exc}")
+        if candidate is None:
+            return failed(f"{codes} fix not applied: LibCST does not reproduce the file's lines")
         if candidate == current:
             break
         verified = _verify(candidate, display_path, findings, chosen, rules, settings)
         if isinstance(verified, str):
+            if len(chosen) > 1:
+                one_at_a_time = True
+                passes_left += MAX_PASSES + 2 * len(wanted)  # enough for one fix per pass
+                continue
             return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
-        current, (findings, module) = candidate, verified
+        # the next pass, if any, parses the new text with LibCST (a big file's LibCST parse
+        # costs as much as the rest of the fix: it is not done when no fix is left)
+        current, findings, module = candidate, verified, None
         applied.extend(chosen)
     return FixOutcome(current, findings, applied)
 
@@ -138,18 +209,14 @@ def _verify(
     chosen: list[Finding],
     rules: Sequence[Rule],
     settings: Settings,
-) -> str | tuple[list[Finding], object]:
-    """The re-lint of `candidate` and its LibCST tree (the next pass works on it), or why
-    the fixes in `chosen` cannot be trusted."""
+) -> str | list[Finding]:
+    """The re-lint of `candidate`, or why the fixes in `chosen` cannot be trusted."""
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
-        parse(candidate, display_path)
+        tree = parse(candidate, display_path)
     except ParseError as exc:
         return f"{codes} fix not applied: the result does not parse (line {exc.line}: {exc.message})"
-    module = _libcst_module(candidate)
-    if module is None:
-        return f"{codes} fix not applied: the result cannot be parsed by LibCST"
-    after = lint_text(candidate, display_path, rules, settings)
+    after = lint_text(candidate, display_path, rules, settings, tree=tree)
     count_before = Counter((f.code, f.symbol) for f in before)
     count_after = Counter((f.code, f.symbol) for f in after)
     fixed = Counter((f.code, f.symbol) for f in chosen)
@@ -158,7 +225,7 @@ def _verify(
             code, symbol = key
             where = f" in {symbol}" if symbol else ""
             return f"{code} fix not applied: re-linting the result still reports {code}{where}"
-    return after, module
+    return after
 
 
 class FileChanged(Exception):
@@ -170,21 +237,49 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
     A temporary file in the same folder is renamed over the file (mode kept), so a crash
     or a signal leaves either the old or the new content, never a mix."""
     real = path.resolve()
+    # SIGINT and SIGTERM wait until the file is replaced or the temporary file removed: a
+    # signal arriving in the cleanup itself would otherwise leave the temporary file behind
+    with _signals_deferred():
+        _check_unchanged(path, real, expected)
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+        # renaming over a read-only file succeeds (the folder is what is written), and root
+        # may write anything: a file nobody may write is the user's "do not touch"
+        if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
+            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+        fd, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".rtlint-tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(temporary, mode)
+            _check_unchanged(path, real, expected)  # again: writing took time (fsync)
+            os.replace(temporary, real)
+        except BaseException:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+            raise
+
+
+def _check_unchanged(path: Path, real: Path, expected: bytes) -> None:
     with open(real, "rb") as handle:
         if handle.read() != expected:
             raise FileChanged(f"{path} changed on disk while it was being fixed; not written")
-    mode = stat.S_IMODE(os.stat(real).st_mode)
-    fd, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".rtlint-tmp")
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM (delivered when the block ends), in the main thread on POSIX."""
+    import threading
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, real)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import warnings
 from dataclasses import dataclass
 
 # deep nesting makes the C parser and our own walkers recurse; the limit is raised in
@@ -47,24 +48,29 @@ def _ast_parse(text: str, filename: str) -> ast.Module:
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, _PARSE_RECURSION_LIMIT))
     try:
-        return ast.parse(text, filename)
+        # the compiler's warnings about the linted code (invalid escape sequences, `1(2)`) are
+        # not rtlint's to print, and under `-W error` (or a test suite's filterwarnings =
+        # error) they would turn valid code into a syntax error
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename)
     finally:
         sys.setrecursionlimit(old)
 
 
 def _downlevel(text: str) -> str | None:
     """`text` with post-3.10 syntax rewritten, or None when LibCST rejects it or nothing changed."""
-    import libcst as cst
+    from rtlint import cstedit
 
     try:
-        module = cst.parse_module(text)
-    except Exception:  # ParserSyntaxError, or the native parser's RecursionError on deep input
+        # cstedit.parse refuses deeply nested text, on which LibCST's parser crashes the process
+        module = cstedit.parse(text)
+    except Exception:  # ParserSyntaxError, TooDeeplyNested
         return None
     try:
-        rewritten = module.visit(_Downlevel())
-    except RecursionError:
+        code = module.visit(_Downlevel()).code
+    except RecursionError:  # the visit and the code generation recurse in Python
         return None
-    code = rewritten.code
     return code if code != text else None
 
 

@@ -45,6 +45,9 @@ class FileReport:
     original: bytes | None = None
     fixed_bytes: bytes | None = None
     diff: str = ""
+    # the findings of the file as it is on disk: what to report if `fixed_bytes` is not
+    # written after all (the file changed meanwhile, is read-only, links outside the paths)
+    unfixed: list[Finding] = field(default_factory=list)
 
 
 def display_path(path: Path) -> str:
@@ -114,6 +117,7 @@ class Runner:
         rules = self._rules_for(job.target, job.raw)
         text = job.source.text
         findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit)
+        unfixed = findings
         if self.options.fixing and any(f.fixable for f in findings):
             outcome = fix_text(text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings)
             findings = outcome.findings
@@ -126,11 +130,13 @@ class Runner:
                     report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
+                    findings = unfixed  # nothing will be written: what is on disk is reported
         if self.options.fix_edits:
             attach_fixes(findings, text, rules, self.settings)
-        for finding in findings:
+        for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
+        report.unfixed = self._without_ignored(job.target, unfixed) if report.fixed_bytes is not None else []
         return report
 
     def _without_ignored(self, target: Target, findings: list[Finding]) -> list[Finding]:

@@ -42,13 +42,22 @@ class Source:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as exc:
-            raise UnreadableSource(f"bad encoding declaration: {exc}") from None
+            if "invalid or missing encoding declaration" in str(exc):
+                # no cookie and the first lines are not UTF-8: say where, not "bad declaration"
+                encoding = "utf-8"
+            else:
+                raise UnreadableSource(f"bad encoding declaration: {exc}") from None
         try:
             codecs.lookup(encoding)
             # decode() keeps \r\n and \r as they are, unlike text-mode reading
             text = raw.decode(encoding)
-        except (LookupError, UnicodeDecodeError) as exc:
+        except LookupError as exc:
             raise UnreadableSource(f"cannot decode as {encoding}: {exc}") from None
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1  # the line of the first bad byte
+            raise UnreadableSource(
+                f"cannot decode as {encoding} at line {line}: {exc.reason} (0x{raw[exc.start]:02x})"
+            ) from None
         if text.startswith("\ufeff"):
             text = text[1:]  # a BOM under an explicit utf-8 cookie
         return cls(raw, encoding, text)
@@ -63,3 +72,63 @@ class Source:
     @property
     def lines(self) -> list[str]:
         return split_lines(self.text)
+
+
+# Tokens that can make a syntax tree one level deeper: brackets, operators, the keyword
+# operators, and a string right after a string (implicit concatenation nests in LibCST).
+_NESTING = re.compile(
+    r"""
+    (?P<comment>\#[^\r\n]*)
+  | (?P<string>[rRbBuUfFtT]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"
+                               |'(?:\\.|[^\\'\r\n])*'|"(?:\\.|[^\\"\r\n])*"))
+  | (?P<open>[(\[{])
+  | (?P<close>[)\]}])
+  | (?P<comma>[,;])
+  | (?P<continuation>\\(?:\r\n|\r|\n))
+  | (?P<newline>\r\n|\r|\n)
+  | (?P<operator>\*\*|//|<<|>>|[<>=!]=|->|:=|[-+*/%@&|^~<>.]
+                 |\b(?:not|and|or|if|else|lambda|await|in|is)\b)
+  | (?P<name>\w+)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def nesting_estimate(text: str) -> int:
+    """An upper estimate of how deep the syntax tree of `text` nests (a cheap scan, no parse).
+
+    Each open bracket and each operator adds a level to the comma-separated element it is
+    in; a comma (or the end of a logical line) ends the element. Over-counts (`a + b + c`
+    counts 2) rather than under-counts: it guards parsers that crash on deep input."""
+    if len(text) < 64:
+        return len(text)
+    levels = [0]  # per open bracket: the operators counted in its current element
+    total = deepest = 0
+    previous_string = False
+    for match in _NESTING.finditer(text):
+        kind = match.lastgroup
+        if kind == "string":
+            if previous_string:
+                levels[-1] += 1
+                total += 1
+                deepest = max(deepest, total)
+            previous_string = True
+            continue
+        if kind == "comment" or kind == "continuation":
+            continue
+        previous_string = False
+        if kind == "operator" or kind == "open":
+            levels[-1] += 1
+            total += 1
+            if kind == "open":
+                levels.append(0)
+                total += 1
+        elif kind == "close":
+            if len(levels) > 1:
+                total -= levels.pop() + 1
+        elif kind == "comma" or (kind == "newline" and len(levels) == 1):
+            total -= levels[-1]
+            levels[-1] = 0
+        if total > deepest:
+            deepest = total
+    return deepest

@@ -1,0 +1,1 @@
+"""Test-only helpers (not shipped): rules loaded through RTLINT_EXTRA_RULES."""
