@@ -125,6 +125,7 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
         jobs=args.jobs,
     )
     reports = []
+    writable = _writable_roots(paths)  # before anything runs: the paths as the user gave them
     for config, group_paths in groups.values():
         found = discover(group_paths, config)
         for error in found.errors:
@@ -136,7 +137,6 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
         runner = Runner(config, config.rule_classes, options, explicit)
         reports.extend(runner.run(found.targets))
 
-    writable = _writable_roots(paths)
     findings = []
     fixed = changed_files = 0
     would_fix = 0
@@ -149,23 +149,17 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
                 stdout.write(report.diff)
                 would_fix += report.fixed
                 changed_files += 1
-            elif not _may_write(report.target.path, writable):
-                print(
-                    f"rtlint: error: {report.display}: not written: it links to a file outside the given paths",
-                    file=stderr,
-                )
-                exit_code = EXIT_ERROR
             else:
-                try:
-                    write_atomically(report.target.path, report.fixed_bytes, report.original or b"")
+                problem = _write(report, writable, write_atomically, FileChanged)
+                if problem is None:
                     fixed += report.fixed
                     changed_files += 1
-                except FileChanged as exc:
-                    print(f"rtlint: error: {exc}", file=stderr)
+                else:
+                    print(f"rtlint: error: {problem}", file=stderr)
                     exit_code = EXIT_ERROR
-                except OSError as exc:
-                    print(f"rtlint: error: {report.display}: not written: {exc.strerror or exc}", file=stderr)
-                    exit_code = EXIT_ERROR
+                    # nothing was written: what is on disk still has its findings
+                    findings.extend(report.unfixed)
+                    continue
         findings.extend(report.findings)
     findings.sort(key=lambda f: f.sort_key)
 
@@ -250,6 +244,24 @@ def _sources(findings: list) -> dict[str, str]:
         except (OSError, UnreadableSource):
             pass
     return sources
+
+
+def _write(report, writable, write_atomically, file_changed) -> str | None:
+    """Write a report's fixed content; None, or why it was not written."""
+    import os
+
+    path = report.target.path
+    if not os.path.lexists(path):
+        return f"{report.display}: not written: the file no longer exists"
+    if not _may_write(path, writable):
+        return f"{report.display}: not written: it links to a file outside the given paths"
+    try:
+        write_atomically(path, report.fixed_bytes, report.original or b"")
+    except file_changed as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{report.display}: not written: {exc.strerror or exc}"
+    return None
 
 
 def _writable_roots(paths: list[str]) -> tuple[set[Path], set[Path]]:

@@ -124,7 +124,7 @@ def check_codes(selectors: Iterable[str], where: str) -> None:
 def _relative(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the root, or a symlink loop
         return path.as_posix()
 
 
@@ -138,7 +138,10 @@ def _glob_match(relative: str, pattern: str) -> bool:
 
 
 def find_config_file(start: Path) -> Path | None:
-    directory = start.resolve()
+    try:
+        directory = start.resolve()
+    except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+        directory = start.absolute()
     if not directory.is_dir():
         directory = directory.parent
     for candidate in (directory, *directory.parents):

@@ -182,11 +182,6 @@ def test_directory_symlink_loops_are_not_followed(project: Path) -> None:
     assert elapsed < 60
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rtlint/config.py find_config_file() calls Path.resolve() on each given path: on Python < 3.13 "
-    "that raises RuntimeError for a symlink loop, reported as 'internal error' (config.py/commands.py, not the engine)",
-)
 @pytest.mark.parametrize("order", ["loop-first", "loop-second"])
 def test_file_symlink_loop_given_explicitly(project: Path, order: str) -> None:
     (project / "good.py").write_text(BUGGY)

@@ -154,11 +154,6 @@ def test_file_deleted_between_read_and_write_is_not_recreated(project: Path, mon
     assert temp_files(project) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rtlint/commands.py (the command line) reports report.findings (what remains after the fix) even when the fixed "
-    "content is not written; it should report report.unfixed (the runner now provides it) in that case",
-)
 def test_a_file_not_written_still_reports_its_findings(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (project / "agent.py").write_text(BUGGY)
     _after_processing(monkeypatch, lambda path: path.write_text(BUGGY + "# edit\n"))
