@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -89,22 +88,31 @@ class Runner:
 
     # -- stage 1, in this process: read, decode, pre-filter, cache ---------------------
     def _prepare(self, target: Target) -> FileReport | _Job:
-        display = display_path(target.path)
-        report = FileReport(target, display)
         try:
             raw = target.path.read_bytes()
         except OSError as exc:
-            report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {exc.strerror or exc}")])
-            return report
+            return self._unreadable(target, exc.strerror or str(exc))
+        explicit = target.path.absolute() in self.explicit
+        if not explicit and not self._rules_for(target, raw):
+            # not linted; still reported if it cannot be read as Python source at all. Plain
+            # ASCII without a coding cookie decodes as anything would: no need to decode it
+            if b"\0" in raw or not raw.isascii() or b"coding" in raw[:400]:
+                try:
+                    Source.from_bytes(raw)
+                except UnreadableSource as exc:
+                    return self._unreadable(target, str(exc))
+            return FileReport(target, "")
         try:
             source = Source.from_bytes(raw)
         except UnreadableSource as exc:
-            report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {exc}")])
-            return report
-        explicit = target.path.absolute() in self.explicit
-        if not explicit and not self._rules_for(target, raw):
-            return report
-        return _Job(target, display, raw, source, explicit)
+            return self._unreadable(target, str(exc))
+        return _Job(target, display_path(target.path), raw, source, explicit)
+
+    def _unreadable(self, target: Target, why: str) -> FileReport:
+        display = display_path(target.path)
+        report = FileReport(target, display)
+        report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {why}")])
+        return report
 
     def _rules_for(self, target: Target, raw: bytes) -> list[Rule]:
         return self.ruleset.without(self.config.ignored_in(target.path)).applicable(raw)
@@ -173,6 +181,8 @@ class Runner:
         workers = self.options.jobs if self.options.jobs is not None else (os.cpu_count() or 1)
         if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
             return [self.process(job) for job in jobs]
+        from concurrent.futures import ProcessPoolExecutor  # only when a pool starts: it costs ~15 ms
+
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
             return list(pool.map(self.process, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
 
