@@ -7,8 +7,9 @@ and a content hash), the folders walked and those above them up to the configura
 (their mtime changes when an entry is added, removed or renamed), the configuration and
 .gitignore files. If all of them are as recorded, the recorded output and exit status are
 replayed; otherwise the run goes the normal way (which has its per-file cache) and writes
-a new manifest. A file changed within two seconds of the manifest is re-hashed rather than
-trusted by its timestamps (coarse filesystem clocks).
+a new manifest. A file changed within two seconds of the recording is re-hashed rather than
+trusted by its timestamps (coarse filesystem clocks); no manifest is written while a folder
+is still changing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ try:  # the builtin module, without hashlib's OpenSSL start-up
 except ImportError:  # pragma: no cover - other interpreters
     from hashlib import blake2b
 
-_FORMAT = 2  # marshal: a builtin, and far cheaper to load than json
+_FORMAT = 3  # marshal: a builtin, and far cheaper to load than json
 
 # options that take a value (the rest are flags); an option not listed here means the
 # command line is not one this cache understands, and it is left to the normal path
@@ -138,27 +139,22 @@ class Run:
             return None
         if version != _FORMAT:
             return None
+        stat = os.stat
         try:
-            written = manifest["written"]
-            # paths are relative to the working folder, which is part of the key
-            for path, mtime in manifest["dirs"]:
-                # a folder's entries can only be trusted by its mtime if it was not changing
-                # when the manifest was written (no content to hash)
-                if os.stat(path).st_mtime_ns != mtime or written - mtime < _RACY_NS:
-                    return None
-            for path, size, mtime, inode, digest in manifest["files"]:
-                stat = os.stat(path)
-                if (stat.st_size, stat.st_mtime_ns, stat.st_ino) != (size, mtime, inode):
-                    return None
-                if written - mtime < _RACY_NS:
-                    with open(path, "rb") as handle:
-                        if blake2b(handle.read(), digest_size=16).digest() != digest:
-                            return None
-            for path, stamp in manifest["probes"]:
-                if _probe(path) != stamp:
-                    return None
+            # paths are relative to the working folder, which is part of the key; the checks
+            # are list comparisons, so a warm run costs little more than the stat calls
+            if [stat(p).st_mtime_ns for p in manifest["dirs"]] != manifest["dir_stamps"]:
+                return None
+            if [(s.st_size, s.st_mtime_ns, s.st_ino) for s in map(stat, manifest["files"])] != manifest["stamps"]:
+                return None
+            for index, digest in manifest["racy"]:
+                with open(manifest["files"][index], "rb") as handle:
+                    if blake2b(handle.read(), digest_size=16).digest() != digest:
+                        return None
+            if [_probe(p) for p in manifest["probes"]] != manifest["probe_stamps"]:
+                return None
             return manifest["stdout"], manifest["stderr"], manifest["exit"]
-        except (OSError, KeyError, TypeError, ValueError):
+        except (OSError, KeyError, TypeError, ValueError, IndexError):
             return None
 
     # -- record ----------------------------------------------------------------------------
@@ -168,18 +164,30 @@ class Run:
         if self.path is None:
             return
         try:
-            entries = []
-            for path in sorted({_short(p) for p in files}):
+            written = time.time_ns()
+            folders = sorted({_short(p) for p in dirs})
+            folder_stamps = [os.stat(p).st_mtime_ns for p in folders]
+            if any(written - m < _RACY_NS for m in folder_stamps):
+                return  # a folder is still changing: its mtime cannot be trusted yet
+            paths = sorted({_short(p) for p in files})
+            stamps = []
+            racy = []
+            for index, path in enumerate(paths):
                 stat = os.stat(path)
-                with open(path, "rb") as handle:
-                    digest = blake2b(handle.read(), digest_size=16).digest()
-                entries.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, digest))
-            stamps = [(path, os.stat(path).st_mtime_ns) for path in sorted({_short(p) for p in dirs})]
+                stamps.append((stat.st_size, stat.st_mtime_ns, stat.st_ino))
+                if written - stat.st_mtime_ns < _RACY_NS:
+                    # changed too recently for its mtime to tell a later change: keep a digest
+                    with open(path, "rb") as handle:
+                        racy.append((index, blake2b(handle.read(), digest_size=16).digest()))
+            probe_paths = sorted({_short(p) for p in probes})
             manifest = {
-                "written": time.time_ns(),
-                "files": entries,
-                "dirs": stamps,
-                "probes": [(path, _probe(path)) for path in sorted({_short(p) for p in probes})],
+                "files": paths,
+                "stamps": stamps,
+                "racy": racy,
+                "dirs": folders,
+                "dir_stamps": folder_stamps,
+                "probes": probe_paths,
+                "probe_stamps": [_probe(p) for p in probe_paths],
                 "stdout": stdout,
                 "stderr": stderr,
                 "exit": exit_code,
