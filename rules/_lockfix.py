@@ -40,6 +40,14 @@ class LockPlan:
     module_anchor: tuple[StatementPath, bool]  # where a module-level lock goes
 
 
+def safety_note(plan: LockPlan) -> str:
+    """What a finding's message adds when its fix is unsafe or impossible, and why."""
+    if plan.applicability == "safe":
+        return ""
+    state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
+    return f" ({state}: {plan.reason})"
+
+
 def region(a: StatementPath, b: StatementPath) -> tuple[StatementPath, StatementPath]:
     """The statements of one block that hold both `a` and `b`, as (first, last) paths."""
     k = 0

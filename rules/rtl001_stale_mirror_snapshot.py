@@ -136,9 +136,7 @@ class A:
                 f"snapshot of {dotted(snapshot.node) or 'the session mirror'} is taken {where}; "
                 f"{push.call.func.attr} at line {push.call.lineno} can delete items of a push in flight"
             )
-            if plan.applicability != "safe":
-                state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
-                message += f" ({state}: {plan.reason})"
+            message += _lockfix.safety_note(plan)
             yield self.report(
                 file, snapshot.node, message, fixable=plan.applicability, symbol=function.qualname, data=plan
             )

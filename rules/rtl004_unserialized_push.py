@@ -115,9 +115,7 @@ class A:
                     f"other pushes of {info.node.name}; a snapshot taken by another push while this one "
                     f"awaits its acknowledgement misses this push's changes"
                 )
-                if plan.applicability != "safe":
-                    state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
-                    message += f" ({state}: {plan.reason})"
+                message += _lockfix.safety_note(plan)
                 yield self.report(
                     file, push.call, message, fixable=plan.applicability, symbol=function.qualname, data=plan
                 )
