@@ -52,8 +52,9 @@ class StaleMirrorSnapshot(Rule):
     `self._rt_chat_ctx_lock = asyncio.Lock()` to `__init__` (and `import asyncio`).
 
     ## Fix safety
-    Not fixed when the region would take the lock again (it calls a method of the class that
-    takes it: asyncio locks are not re-entrant). Unsafe (only with `--unsafe-fixes`) when
+    Not fixed when the region would take the lock again: it awaits a method of the class that
+    takes it (or will, once every push of the class is locked), or a task of one, or a
+    method that holds the lock calls this one (asyncio locks are not re-entrant). Unsafe (only with `--unsafe-fixes`) when
     the region yields while holding the lock, when the class has no `__init__` (the lock
     becomes a class attribute), or when there is no class (a module-level lock serializes
     every session). The message says which.

@@ -47,8 +47,9 @@ class UnserializedPush(Rule):
     makes its other pushes RTL004 findings; the same `rtlint --fix` fixes them too.
 
     ## Fix safety
-    As RTL001: not fixed where the push would take the lock again (a re-entrant call),
-    unsafe where it yields under the lock.
+    As RTL001: not fixed where the push would take the lock again (it awaits a method of the
+    class that takes it, or a method holding the lock calls this one: asyncio locks are not
+    re-entrant), unsafe where it yields under the lock.
     """
 
     code = "RTL004"
