@@ -55,9 +55,10 @@ class StaleMirrorSnapshot(Rule):
     Not fixed when the region would take the lock again: it awaits a method of the class that
     takes it (or will, once every push of the class is locked), or a task of one, or a
     method that holds the lock calls this one (asyncio locks are not re-entrant).
-    Unsafe (only with `--unsafe-fixes`) when the region yields while holding the lock, when the class has no `__init__` (the lock
-    becomes a class attribute), or when there is no class (a module-level lock serializes
-    every session). The message says which.
+    Unsafe (only with `--unsafe-fixes`) when the region yields while holding the lock, when
+    the class has no `__init__` (the lock becomes a class attribute shared by every
+    instance), when its `__slots__` cannot be extended, or when there is no class (a
+    module-level lock serializes every session). The message says which.
 
     Not a finding: a snapshot that is only read; a copy of the agent's own context; a
     synchronous function; a snapshot and push already under one push lock.
