@@ -13,8 +13,6 @@ import sys
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm run ~3 ms
 
 if TYPE_CHECKING:
-    import argparse
-    from pathlib import Path
     from typing import Sequence, TextIO
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

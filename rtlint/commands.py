@@ -4,7 +4,6 @@ is not replayed from the whole-run cache)."""
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 from rtlint import __version__
@@ -248,7 +247,6 @@ def _sources(findings: list) -> dict[str, str]:
 
 def _write(report, writable, write_atomically, file_changed) -> str | None:
     """Write a report's fixed content; None, or why it was not written."""
-    import os
 
     path = report.target.path
     if not os.path.lexists(path):
@@ -286,6 +284,3 @@ def _may_write(path: Path, roots: tuple[set[Path], set[Path]]) -> bool:
     real = path.resolve()
     return real in files or any(real.is_relative_to(folder) for folder in folders)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

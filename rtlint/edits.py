@@ -1,10 +1,10 @@
-"""Fixes as line edits: computed by diffing the fixed text against the original, merged
-when they do not overlap, applied to the original so untouched bytes stay as they were."""
+"""Fixes as line edits: computed by diffing the fixed text against the original, and
+applied to the original so untouched bytes stay as they were."""
 
 from __future__ import annotations
 
 import difflib
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from rtlint.findings import Edit
 from rtlint.source import split_lines
@@ -29,27 +29,6 @@ def diff_edits(before: str, after: str) -> tuple[Edit, ...]:
         start, stop = head + i1, head + i2
         edits.append(Edit(start + 1, 1, stop + 1, 1, "".join(new_mid[j1:j2])))
     return tuple(edits)
-
-
-def _span(edit: Edit) -> tuple[int, int]:
-    return edit.line, edit.end_line
-
-
-def conflicts(a: Edit, b: Edit) -> bool:
-    if a == b:
-        return False
-    (a0, a1), (b0, b1) = _span(a), _span(b)
-    if a0 == a1 and b0 == b1:  # two insertions at one place: order would be a guess
-        return a0 == b0
-    if a0 == a1:
-        return b0 < a0 < b1
-    if b0 == b1:
-        return a0 < b0 < a1
-    return a0 < b1 and b0 < a1
-
-
-def compatible(chosen: Iterable[Edit], candidate: Sequence[Edit]) -> bool:
-    return not any(conflicts(a, b) for a in chosen for b in candidate)
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:

@@ -63,23 +63,10 @@ def region(a: StatementPath, b: StatementPath) -> tuple[StatementPath, Statement
     return a[:k], a[:k]  # different branches of one compound statement: all of it
 
 
-def _statement_at(module: Module, path: StatementPath) -> ast.stmt:
-    node: Any = module.file.tree
-    for step in path:
-        field = step[0]
-        if field == "handlers":
-            node = node.handlers[step[1]].body[step[2]]
-        elif field == "cases":
-            node = node.cases[step[1]].body[step[2]]
-        else:
-            node = getattr(node, field)[step[1]]
-    return node
-
-
 def _block_statements(module: Module, first: StatementPath, last: StatementPath) -> list[ast.stmt]:
     parent = first[:-1]
     step = first[-1]
-    return [_statement_at(module, parent + (step[:-1] + (i,),)) for i in range(step[-1], last[-1][-1] + 1)]
+    return [module.statement_at(parent + (step[:-1] + (i,),)) for i in range(step[-1], last[-1][-1] + 1)]
 
 
 def flattenable(stmt: ast.AST, lock_expression: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from rtlint.context import FileContext, StatementPath
 from rtlint.rule import Option
@@ -598,6 +598,18 @@ class Module:
 
     def path(self, stmt: ast.stmt) -> StatementPath:
         return self.file.path_of(stmt)
+
+    def statement_at(self, path: StatementPath) -> ast.stmt:
+        """The statement a path names (the inverse of `path`)."""
+        node: Any = self.file.tree
+        for step in path:
+            if step[0] == "handlers":
+                node = node.handlers[step[1]].body[step[2]]
+            elif step[0] == "cases":
+                node = node.cases[step[1]].body[step[2]]
+            else:
+                node = getattr(node, step[0])[step[1]]
+        return node
 
 
 def final_name_of_text(text: str) -> str:

@@ -364,18 +364,6 @@ def _commit_call(stmt: ast.stmt) -> tuple[ast.AST, list[str]] | None:
 # -- where the commit is, relative to the push ----------------------------------------------
 
 
-def _statement(module: Module, path: StatementPath) -> ast.stmt:
-    node = module.file.tree
-    for step in path:
-        if step[0] == "handlers":
-            node = node.handlers[step[1]].body[step[2]]
-        elif step[0] == "cases":
-            node = node.cases[step[1]].body[step[2]]
-        else:
-            node = getattr(node, step[0])[step[1]]
-    return node
-
-
 def _divergence(a: StatementPath, b: StatementPath) -> int:
     k = 0
     while k < min(len(a), len(b)) and a[k] == b[k]:
@@ -393,7 +381,7 @@ def _after_push(module: Module, push: Push, commit: ast.stmt) -> str | None:
     step_push, step_commit = push_path[k], commit_path[k]
     if step_push[:-1] == step_commit[:-1]:
         return "after" if step_commit[-1] > step_push[-1] else None
-    holder = _statement(module, push_path[:k])
+    holder = module.statement_at(push_path[:k])
     if type(holder).__name__ in _TRY and step_push[0] == "body" and step_commit[0] in ("orelse", "finalbody"):
         return "else" if step_commit[0] == "orelse" else "finally"
     return None  # another branch of an if, a handler of the push's own failure
@@ -421,7 +409,7 @@ def _plan(module, function, push, commit, local, items, order, settings):
     unsafe: list[str] = []
     if order == "after" and k > 0:
         # commit and push in one try body: the commit goes before that try
-        parent = _statement(module, push_path[:k])
+        parent = module.statement_at(push_path[:k])
         if type(parent).__name__ in _TRY and push_path[k][0] == "body":
             start = k - 1
             if commit_path[-1][-1] < len(parent.body) - 1 and len(commit_path) == k + 1:
@@ -435,7 +423,7 @@ def _plan(module, function, push, commit, local, items, order, settings):
     # the shallowest place on the way down to the push that is under every lock taken
     # around the push and after the items exist
     locked = max(
-        (d for d in range(start, len(push_path)) if _takes_push_lock(module, _statement(module, push_path[: d + 1]), push, function)),
+        (d for d in range(start, len(push_path)) if _takes_push_lock(module, module.statement_at(push_path[: d + 1]), push, function)),
         default=start - 1,
     )
     definitions = [_definition_path(module, function, item.name, push) for item in items]
@@ -511,7 +499,7 @@ def _conditions_between(module: Module, commit_path: StatementPath, depth: int) 
     """The `if`/loop/`with` headers between the shared block and the commit, as text."""
     parts = []
     for d in range(depth, len(commit_path)):
-        holder = _statement(module, commit_path[:d])
+        holder = module.statement_at(commit_path[:d])
         if isinstance(holder, ast.If):
             parts.append(f"if {module.file.segment(holder.test)}")
         elif isinstance(holder, (ast.For, ast.AsyncFor, ast.While)):
@@ -537,7 +525,7 @@ def _rollback_points(module, push_path, commit_path, anchor, start, order, defin
     maybe_unbound = False
     for depth in range(start, len(push_path) - 1):
         path = push_path[: depth + 1]
-        stmt = _statement(module, path)
+        stmt = module.statement_at(path)
         if push_path[depth + 1][0] == "body" and type(stmt).__name__ in _TRY:
             for index, handler in enumerate(stmt.handlers):
                 handler_path = path + (("handlers", index, 0),)
@@ -585,7 +573,7 @@ def _leaving_blocks(module: Module, body: list[ast.stmt], body_path: StatementPa
 
 def _loop_inside(module: Module, stmt: ast.stmt, region: StatementPath) -> bool:
     """Whether the loop that a break/continue belongs to lies inside the region (a retry)."""
-    region_stmt = _statement(module, region) if region else None
+    region_stmt = module.statement_at(region) if region else None
     for ancestor in module.ancestors(stmt):
         if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
             return region_stmt is not None and any(n is ancestor for n in ast.walk(region_stmt))
