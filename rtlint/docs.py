@@ -8,6 +8,15 @@ from rtlint.rule import Rule
 
 FIX_LABELS = {"always": "yes", "sometimes": "sometimes", "none": "no"}
 
+# Rule pages are rendered into docs/rules/<CODE>.md of the repository; JSON, SARIF and the
+# language server link there.
+DOCS_BASE_URL = "https://github.com/rtlint/rtlint/blob/main/docs/rules/"
+
+
+def rule_url(code: str) -> str:
+    """The documentation page of a rule or engine code."""
+    return f"{DOCS_BASE_URL}{code}.md"
+
 
 ENGINE_PAGES = {
     "RTL900": "A file that does not parse (with the parser's line and message). It is not "
