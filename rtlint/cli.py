@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             from rtlint.commands import rules
 
             return rules(args[1:], stdout)
+        if args and args[0] == "server":
+            from rtlint.lsp.server import serve
+
+            return serve(args[1:])
         return _check_cached(args, stdout, stderr)
     except UsageError as exc:
         print(f"rtlint: error: {exc}", file=stderr)

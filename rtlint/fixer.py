@@ -119,10 +119,14 @@ def fix_text(
     *,
     unsafe: bool = False,
     findings: list[Finding] | None = None,
+    only: Finding | None = None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are applied together in one transform; the
-    others wait for the next pass, re-detected on the new text."""
+    others wait for the next pass, re-detected on the new text.
+
+    With `only` (one of `findings`), that finding's fix alone is applied and verified, in
+    one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report."""
     from rtlint.cstedit import CannotFix, Editor
 
     by_code = {rule.code: rule for rule in rules}
@@ -144,13 +148,15 @@ def fix_text(
     # that fails with several fixes is retried one fix per pass; a fix failing on its own is
     # the one reported.
     one_at_a_time = False
-    passes_left = MAX_PASSES
+    passes_left = 1 if only is not None else MAX_PASSES
     while passes_left > 0:
         passes_left -= 1
         wanted = [
             f
             for f in findings
-            if f.code in by_code and (f.fixable == "safe" or (unsafe and f.fixable == "unsafe"))
+            if f.code in by_code
+            and (f.fixable == "safe" or (unsafe and f.fixable == "unsafe"))
+            and (only is None or f is only)
         ]
         if not wanted:
             break

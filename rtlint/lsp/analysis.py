@@ -1,0 +1,156 @@
+"""One version of one document, linted as `rtlint check PATH` lints that file: its nearest
+configuration, its per-file ignores and the configured excludes; and the edits of its
+fixes (the engine's fix runner, verified as `--fix` verifies) and of its `# noqa` comments.
+Nothing here writes to disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+
+from rtlint import config as config_module
+from rtlint import registry
+from rtlint.docs import rule_url
+from rtlint.edits import diff_edits
+from rtlint.findings import Finding
+from rtlint.fixer import FixOutcome, fix_text
+from rtlint.linter import RuleSet, lint_text
+from rtlint.lsp.document import Document
+from rtlint.rule import Rule, Settings
+
+SOURCE = "rtlint"
+
+
+def document_path(uri: str) -> Path | None:
+    """The file of a `file:` URI (None for an unsaved buffer and other schemes)."""
+    from pygls.uris import to_fs_path
+
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+@dataclass
+class Analysis:
+    document: Document  # the text as it was linted (positions are computed on it)
+    findings: list[Finding] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    settings: Settings | None = None
+    display: str = ""
+    problem: str | None = None  # why nothing was linted (a configuration error)
+    _fixes: dict[int | None, FixOutcome] = field(default_factory=dict, repr=False)
+
+    @property
+    def version(self) -> int | None:
+        return self.document.version
+
+    def fix(self, finding: Finding | None) -> FixOutcome:
+        """The verified result of fixing `finding` alone (one pass, its unsafe fix too when
+        it has only that), or of every safe fix as `--fix` applies them (None)."""
+        key = None if finding is None else id(finding)
+        if key not in self._fixes:
+            text = self.document.text
+            if finding is None:
+                outcome = fix_text(text, self.display, self.rules, self.settings, findings=self.findings)
+            else:
+                outcome = fix_text(
+                    text,
+                    self.display,
+                    self.rules,
+                    self.settings,
+                    unsafe=finding.fixable == "unsafe",
+                    findings=self.findings,
+                    only=finding,
+                )
+            self._fixes[key] = outcome
+        return self._fixes[key]
+
+    def fix_edits(self, finding: Finding | None) -> tuple[list[types.TextEdit], str | None]:
+        """(the text edits of `fix(finding)`, None) or ([], why there are none)."""
+        outcome = self.fix(finding)
+        if outcome.failure:
+            return [], outcome.failure
+        if outcome.text == self.document.text:
+            return [], "the fix changes nothing"
+        return text_edits(self.document, diff_edits(self.document.text, outcome.text)), None
+
+    def noqa_edits(self, finding: Finding) -> list[types.TextEdit]:
+        """The edit that adds `finding.code` to the `# noqa` flake8 and rtlint read for its
+        line ([] when no comment can suppress it there)."""
+        from rtlint.noqa import NoqaError, noqa_edits
+
+        if finding.code in registry.ENGINE_CODES:
+            return []  # a syntax error or an unreadable file is not suppressed by a comment
+        try:
+            edits = noqa_edits(self.document.text, [(finding.line, finding.code)])
+        except NoqaError:
+            return []
+        return text_edits(self.document, edits)
+
+
+def analyse(document: Document, fallback_root: Path) -> Analysis:
+    """Lint a snapshot of `document` with the configuration `rtlint check` would use for
+    its file (an unsaved buffer: the one of `fallback_root`, the workspace)."""
+    path = document_path(document.uri)
+    analysis = Analysis(document, display=_display(document.uri, path))
+    try:
+        config = config_module.load(None, path if path is not None else fallback_root)
+        ruleset = RuleSet(config.enabled_rules(), config.settings())
+    except (config_module.ConfigError, registry.RegistryError) as exc:
+        analysis.problem = f"rtlint: configuration error: {exc}"
+        return analysis
+    if path is not None and _excluded(config, path):
+        return analysis
+    ignored = config.ignored_in(path) if path is not None else ()
+    text = document.text
+    # the rules `rtlint check FILE` runs: those the file's per-file ignores leave, past the
+    # pre-filter; a file named explicitly is always parsed, so a syntax error is reported
+    rules = ruleset.without(ignored).applicable(text.encode("utf-8", "surrogatepass"))
+    findings = lint_text(text, analysis.display, rules, ruleset.settings, parse_always=True)
+    if ignored:  # per-file ignores cover the engine's codes too, as in the runner
+        findings = [f for f in findings if not f.code.startswith(tuple(ignored))]
+    analysis.findings, analysis.rules, analysis.settings = findings, rules, ruleset.settings
+    return analysis
+
+
+def _excluded(config: config_module.Config, path: Path) -> bool:
+    """The configured excludes, for a file inside the configuration's folder (a file
+    outside it is not under its excludes; `rtlint check` would never reach it either)."""
+    try:
+        path.resolve().relative_to(config.root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return config.is_excluded(path)
+
+
+def _display(uri: str, path: Path | None) -> str:
+    if path is None:
+        return uri
+    from rtlint.runner import display_path
+
+    return display_path(path)
+
+
+def diagnostic(document: Document, finding: Finding) -> types.Diagnostic:
+    engine = finding.code in registry.ENGINE_CODES
+    return types.Diagnostic(
+        range=document.range(finding.line, finding.column, finding.end_line, finding.end_column),
+        message=f"[{finding.name}] {finding.message}",
+        severity=types.DiagnosticSeverity.Error if engine else types.DiagnosticSeverity.Warning,
+        code=finding.code,
+        code_description=types.CodeDescription(href=rule_url(finding.code)),
+        source=SOURCE,
+        data={"name": finding.name, "fixable": finding.fixable},
+    )
+
+
+def text_edits(document: Document, edits) -> list[types.TextEdit]:
+    """Engine edits (1-based, columns in characters) as LSP text edits on `document`."""
+    return [
+        types.TextEdit(range=document.range(e.line, e.column, e.end_line, e.end_column), new_text=e.content)
+        for e in sorted(edits, key=lambda e: (e.line, e.column))
+    ]
+

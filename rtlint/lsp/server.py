@@ -1,0 +1,283 @@
+"""`rtlint server`: the Language Server, on pygls, over stdin and stdout.
+
+Diagnostics are published on open, change (full or incremental) and save; code actions
+fix one finding, fix all of a document (`source.fixAll.rtlint`, what `--fix` does) or add
+a `# noqa`. The server keeps its own copy of each open document (see document.py) and
+never writes a file: edits go back to the editor as WorkspaceEdits.
+
+Linting runs in one worker thread, so the server keeps reading the editor's messages while
+a big file is linted; a document changed meanwhile is linted once more, at its newest
+version, however many changes arrived (typing does not queue one lint per keystroke).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp._capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+
+from rtlint import __version__
+from rtlint.lsp.analysis import Analysis, analyse, diagnostic, document_path
+from rtlint.lsp.document import Document
+
+FIX_ALL = "source.fixAll.rtlint"
+QUICKFIX = types.CodeActionKind.QuickFix
+
+logger = logging.getLogger("rtlint.lsp")
+
+
+class RtlintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("rtlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.documents: dict[str, Document] = {}
+        self.analyses: dict[str, Analysis] = {}
+        # a document's revision counts its changes and saves; an analysis is current when
+        # it linted the document's latest revision
+        self.revisions: dict[str, int] = {}
+        self._analysed: dict[str, int] = {}
+        self._linting: dict[str, asyncio.Task] = {}
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rtlint-lint")
+        self._shown: set[str] = set()
+        self.root = Path.cwd()
+
+    # -- documents -------------------------------------------------------------------
+    def changed(self, uri: str) -> None:
+        self.revisions[uri] = self.revisions.get(uri, 0) + 1
+        task = self._linting.get(uri)
+        if task is None or task.done():
+            self._linting[uri] = asyncio.ensure_future(self._lint_until_current(uri))
+
+    def closed(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+        self.analyses.pop(uri, None)
+        self.revisions.pop(uri, None)
+        self._analysed.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    async def current(self, uri: str) -> Analysis | None:
+        """The analysis of the document as it is now (waiting for a lint in flight)."""
+        if uri not in self.documents:
+            return None
+        if self._analysed.get(uri) != self.revisions.get(uri):
+            task = self._linting.get(uri)
+            if task is None or task.done():
+                self.changed(uri)
+                task = self._linting[uri]
+            await asyncio.shield(task)
+        return self.analyses.get(uri)
+
+    async def _lint_until_current(self, uri: str) -> None:
+        loop = asyncio.get_running_loop()
+        while uri in self.documents and self._analysed.get(uri) != self.revisions.get(uri):
+            document, revision = self.documents[uri], self.revisions[uri]
+            snapshot = Document(uri, document.text, document.version, document.encoding)
+            try:
+                analysis = await loop.run_in_executor(self._worker, analyse, snapshot, self.root)
+            except Exception as exc:  # a bug in rtlint: say so, keep serving
+                logger.exception("linting %s failed", uri)
+                self.tell(f"rtlint: internal error on {uri}: {type(exc).__name__}: {exc}", types.MessageType.Error)
+                self._analysed[uri] = revision
+                self.analyses.pop(uri, None)
+                continue
+            if self.documents.get(uri) is not document:
+                return  # closed (or reopened) meanwhile
+            self.analyses[uri], self._analysed[uri] = analysis, revision
+            self.publish(analysis)
+
+    def publish(self, analysis: Analysis) -> None:
+        document = analysis.document
+        if analysis.problem:
+            self.tell(analysis.problem, types.MessageType.Error)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri,
+                version=document.version,
+                diagnostics=[diagnostic(document, f) for f in analysis.findings],
+            )
+        )
+
+    def tell(self, message: str, kind: types.MessageType) -> None:
+        """Show a message once (a broken configuration is not repeated at every keystroke)."""
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        if message not in self._shown:
+            self._shown.add(message)
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    # -- code actions --------------------------------------------------------------------
+    def capability(self, name: str, default: Any = None) -> Any:
+        return get_capability(self.client_capabilities, name, default)
+
+    @property
+    def resolves_edits(self) -> bool:
+        properties = self.capability("text_document.code_action.resolve_support.properties", [])
+        return "edit" in properties
+
+    def workspace_edit(self, analysis: Analysis, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+        document = analysis.document
+        if self.capability("workspace.workspace_edit.document_changes", False):
+            # versioned: an editor refuses the edit if the document changed since
+            identifier = types.OptionalVersionedTextDocumentIdentifier(uri=document.uri, version=document.version)
+            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=identifier, edits=edits)])
+        return types.WorkspaceEdit(changes={document.uri: edits})
+
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        analysis = await self.current(params.text_document.uri)
+        if analysis is None:
+            return []
+        only = params.context.only
+        first, last = params.range.start.line, params.range.end.line
+        actions: list[types.CodeAction] = []
+        if _wanted(only, QUICKFIX):
+            for index, finding in enumerate(analysis.findings):
+                if finding.end_line - 1 < first or finding.line - 1 > last:
+                    continue
+                shown = diagnostic(analysis.document, finding)
+                if finding.fixable:
+                    unsafe = " (unsafe)" if finding.fixable == "unsafe" else ""
+                    action = types.CodeAction(
+                        title=f"Fix {finding.code}{unsafe}",
+                        kind=QUICKFIX,
+                        diagnostics=[shown],
+                        is_preferred=not unsafe,
+                        data={"uri": analysis.document.uri, "version": analysis.version, "finding": index},
+                    )
+                    actions.append(await self._with_edit(action, analysis))
+                noqa = analysis.noqa_edits(finding)
+                if noqa:
+                    actions.append(
+                        types.CodeAction(
+                            title=f"Ignore {finding.code} with # noqa",
+                            kind=QUICKFIX,
+                            diagnostics=[shown],
+                            edit=self.workspace_edit(analysis, noqa),
+                        )
+                    )
+        if _wanted(only, FIX_ALL) and any(f.fixable == "safe" for f in analysis.findings):
+            action = types.CodeAction(
+                title="Fix all rtlint findings",
+                kind=FIX_ALL,
+                data={"uri": analysis.document.uri, "version": analysis.version, "finding": None},
+            )
+            actions.append(await self._with_edit(action, analysis))
+        return actions
+
+    async def _with_edit(self, action: types.CodeAction, analysis: Analysis) -> types.CodeAction:
+        """The action with its edit; left for codeAction/resolve when the client resolves
+        edits (a fix costs a LibCST parse and a re-lint: not for every cursor move)."""
+        if self.resolves_edits:
+            return action
+        edits, why = await self._fix_edits(analysis, action.data["finding"])
+        if why:
+            action.disabled = types.CodeActionDisabledType(reason=why)
+        else:
+            action.edit = self.workspace_edit(analysis, edits)
+        return action
+
+    async def _fix_edits(self, analysis: Analysis, index: int | None) -> tuple[list[types.TextEdit], str | None]:
+        finding = None if index is None else analysis.findings[index]
+        return await asyncio.get_running_loop().run_in_executor(self._worker, analysis.fix_edits, finding)
+
+    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        analysis = await self.current(data.get("uri", ""))
+        if analysis is None or analysis.version != data.get("version"):
+            self.tell("rtlint: the document changed; ask for the fix again", types.MessageType.Warning)
+            return action
+        index = data.get("finding")
+        if index is not None and not (isinstance(index, int) and 0 <= index < len(analysis.findings)):
+            return action
+        edits, why = await self._fix_edits(analysis, index)
+        if why:
+            self.tell(f"rtlint: {why}", types.MessageType.Warning)
+            return action
+        action.edit = self.workspace_edit(analysis, edits)
+        return action
+
+
+def _wanted(only: list[str] | None, kind: str) -> bool:
+    """Whether a request's `only` kinds (None: all) include actions of `kind`."""
+    return only is None or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def make_server() -> RtlintServer:
+    server = RtlintServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RtlintServer, params: types.InitializeParams) -> None:
+        folders = params.workspace_folders or []
+        root = folders[0].uri if folders else params.root_uri
+        path = document_path(root) if root else None
+        if path is not None:
+            ls.root = path
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RtlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        ls.documents[item.uri] = Document(item.uri, item.text, item.version, encoding)
+        ls.changed(item.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RtlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = ls.documents.get(params.text_document.uri)
+        if document is None:
+            return
+        for change in params.content_changes:
+            document.apply(change, params.text_document.version)
+        ls.changed(document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: RtlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        # the configuration may have changed on disk: lint again even if the text did not
+        document = ls.documents.get(params.text_document.uri)
+        if document is not None:
+            if params.text is not None:
+                document.apply(types.TextDocumentContentChangeWholeDocument(text=params.text), document.version)
+            ls.changed(document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RtlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.closed(params.text_document.uri)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[QUICKFIX, FIX_ALL], resolve_provider=True),
+    )
+    async def code_action(ls: RtlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await ls.code_actions(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: RtlintServer, params: types.CodeAction) -> types.CodeAction:
+        return await ls.resolve(params)
+
+    return server
+
+
+USAGE = """usage: rtlint server [--stdio]
+
+A Language Server over standard input and output (--stdio, the default, is accepted for
+clients that pass it). Diagnostics on open, change and save; code actions "Fix RTL00N",
+"Fix all rtlint findings" (source.fixAll.rtlint) and "Ignore RTL00N with # noqa". Each
+document follows its nearest pyproject.toml; nothing is written to disk.
+See docs/editors.md.
+"""
+
+
+def serve(args: list[str]) -> int:
+    from rtlint.cli import EXIT_CLEAN, UsageError
+
+    if any(a in ("-h", "--help") for a in args):
+        print(USAGE, end="")
+        return EXIT_CLEAN
+    unknown = [a for a in args if a != "--stdio"]
+    if unknown:
+        raise UsageError(f"unrecognized arguments: {' '.join(unknown)}\n{USAGE.splitlines()[0]}")
+    logging.basicConfig(level=logging.WARNING, format="rtlint server: %(levelname)s: %(message)s")
+    make_server().start_io()
+    return EXIT_CLEAN
