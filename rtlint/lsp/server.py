@@ -147,7 +147,9 @@ class RtlintServer(LanguageServer):
                         is_preferred=not unsafe,
                         data={"uri": analysis.document.uri, "version": analysis.version, "finding": index},
                     )
-                    actions.append(await self._with_edit(action, analysis))
+                    offered = await self._with_edit(action, analysis)
+                    if offered is not None:
+                        actions.append(offered)
                 noqa = analysis.noqa_edits(finding)
                 if noqa:
                     actions.append(
@@ -164,19 +166,26 @@ class RtlintServer(LanguageServer):
                 kind=FIX_ALL,
                 data={"uri": analysis.document.uri, "version": analysis.version, "finding": None},
             )
-            actions.append(await self._with_edit(action, analysis))
+            offered = await self._with_edit(action, analysis)
+            if offered is not None:
+                actions.append(offered)
         return actions
 
-    async def _with_edit(self, action: types.CodeAction, analysis: Analysis) -> types.CodeAction:
+    async def _with_edit(self, action: types.CodeAction, analysis: Analysis) -> types.CodeAction | None:
         """The action with its edit; left for codeAction/resolve when the client resolves
-        edits (a fix costs a LibCST parse and a re-lint: not for every cursor move)."""
+        edits (a fix costs a LibCST parse and a re-lint: not for every cursor move). A fix
+        the runner refuses is disabled with its reason, or left out for a client that
+        cannot show disabled actions."""
         if self.resolves_edits:
             return action
         edits, why = await self._fix_edits(analysis, action.data["finding"])
-        if why:
-            action.disabled = types.CodeActionDisabledType(reason=why)
-        else:
+        if not why:
             action.edit = self.workspace_edit(analysis, edits)
+        elif self.capability("text_document.code_action.disabled_support", False):
+            action.disabled = types.CodeActionDisabled(reason=why)
+        else:
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"{action.title}: {why}"))
+            return None
         return action
 
     async def _fix_edits(self, analysis: Analysis, index: int | None) -> tuple[list[types.TextEdit], str | None]:
