@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
         if args and args[0] == "server":
             from rtlint.lsp.server import serve
 
-            return serve(args[1:])
+            return serve(args[1:], stdout)
         return _check_cached(args, stdout, stderr)
     except UsageError as exc:
         print(f"rtlint: error: {exc}", file=stderr)

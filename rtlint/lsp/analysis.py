@@ -42,6 +42,7 @@ class Analysis:
     display: str = ""
     problem: str | None = None  # why nothing was linted (a configuration error)
     _fixes: dict[int | None, FixOutcome] = field(default_factory=dict, repr=False)
+    _noqa: dict[int, list[types.TextEdit]] = field(default_factory=dict, repr=False)
 
     @property
     def version(self) -> int | None:
@@ -84,11 +85,13 @@ class Analysis:
 
         if finding.code in registry.ENGINE_CODES:
             return []  # a syntax error or an unreadable file is not suppressed by a comment
-        try:
-            edits = noqa_edits(self.document.text, [(finding.line, finding.code)])
-        except NoqaError:
-            return []
-        return text_edits(self.document, edits)
+        if id(finding) not in self._noqa:  # it tokenizes the file: once per finding
+            try:
+                edits = text_edits(self.document, noqa_edits(self.document.text, [(finding.line, finding.code)]))
+            except NoqaError:
+                edits = []
+            self._noqa[id(finding)] = edits
+        return self._noqa[id(finding)]
 
 
 def analyse(document: Document, fallback_root: Path) -> Analysis:

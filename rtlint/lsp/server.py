@@ -16,7 +16,7 @@ import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from lsprotocol import types
 from pygls.lsp._capabilities import get_capability
@@ -73,12 +73,11 @@ class RtlintServer(LanguageServer):
         return self.analyses.get(uri)
 
     async def _lint_until_current(self, uri: str) -> None:
-        loop = asyncio.get_running_loop()
         while uri in self.documents and self._analysed.get(uri) != self.revisions.get(uri):
             document, revision = self.documents[uri], self.revisions[uri]
             snapshot = Document(uri, document.text, document.version, document.encoding)
             try:
-                analysis = await loop.run_in_executor(self._worker, analyse, snapshot, self.root)
+                analysis = await self.in_worker(analyse, snapshot, self.root)
             except Exception as exc:  # a bug in rtlint: say so, keep serving
                 logger.exception("linting %s failed", uri)
                 self.tell(f"rtlint: internal error on {uri}: {type(exc).__name__}: {exc}", types.MessageType.Error)
@@ -150,7 +149,7 @@ class RtlintServer(LanguageServer):
                     offered = await self._with_edit(action, analysis)
                     if offered is not None:
                         actions.append(offered)
-                noqa = analysis.noqa_edits(finding)
+                noqa = await self.in_worker(analysis.noqa_edits, finding)
                 if noqa:
                     actions.append(
                         types.CodeAction(
@@ -190,7 +189,11 @@ class RtlintServer(LanguageServer):
 
     async def _fix_edits(self, analysis: Analysis, index: int | None) -> tuple[list[types.TextEdit], str | None]:
         finding = None if index is None else analysis.findings[index]
-        return await asyncio.get_running_loop().run_in_executor(self._worker, analysis.fix_edits, finding)
+        return await self.in_worker(analysis.fix_edits, finding)
+
+    async def in_worker(self, function, *args):
+        """`function(*args)` in the linting thread (the server keeps reading meanwhile)."""
+        return await asyncio.get_running_loop().run_in_executor(self._worker, function, *args)
 
     async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
@@ -278,11 +281,12 @@ See docs/editors.md.
 """
 
 
-def serve(args: list[str]) -> int:
+def serve(args: list[str], stdout: TextIO) -> int:
+    """`rtlint server ARGS`: serve until the editor says exit (stdout is then the protocol's)."""
     from rtlint.cli import EXIT_CLEAN, UsageError
 
     if any(a in ("-h", "--help") for a in args):
-        print(USAGE, end="")
+        stdout.write(USAGE)
         return EXIT_CLEAN
     unknown = [a for a in args if a != "--stdio"]
     if unknown:
