@@ -352,6 +352,16 @@ async def test_close_clears_the_diagnostics(client, tmp_path):
     assert await published(client, uri, None, after=before) == []
 
 
+async def test_a_document_closed_and_opened_again_while_it_is_linted(client, activity):
+    uri = open_document(client, activity)  # agent_activity.py takes a while to lint
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    open_document(client, activity, text=EXAMPLE.read_text(), version=7)
+    reopened = await published(client, uri, 7)
+    assert [d.code for d in reopened] == ["RTL001", "RTL002", "RTL001", "RTL003"]
+    # the first text's lint, finished after the close, was not published over it
+    assert all(len(p.diagnostics) != 5 for _, p in client.published if p.uri == uri and p.version == 1)
+
+
 async def test_nothing_is_written_to_disk(client, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

@@ -78,16 +78,15 @@ class RtlintServer(LanguageServer):
             snapshot = Document(uri, document.text, document.version, document.encoding)
             try:
                 analysis = await self.in_worker(analyse, snapshot, self.root)
+                if self.documents.get(uri) is not document:
+                    continue  # closed, or closed and opened again, meanwhile
+                self.analyses[uri], self._analysed[uri] = analysis, revision
+                self.publish(analysis)
             except Exception as exc:  # a bug in rtlint: say so, keep serving
                 logger.exception("linting %s failed", uri)
                 self.tell(f"rtlint: internal error on {uri}: {type(exc).__name__}: {exc}", types.MessageType.Error)
                 self._analysed[uri] = revision
                 self.analyses.pop(uri, None)
-                continue
-            if self.documents.get(uri) is not document:
-                return  # closed (or reopened) meanwhile
-            self.analyses[uri], self._analysed[uri] = analysis, revision
-            self.publish(analysis)
 
     def publish(self, analysis: Analysis) -> None:
         document = analysis.document
