@@ -260,3 +260,10 @@ def test_show_fixes_lists_files_and_codes(project: Path) -> None:
     # without the flag, no listing
     (project / "other.py").write_text(BUGGY)
     assert "other.py:\n" not in run_main("--no-cache", "--fix", "other.py").stderr
+
+
+def test_show_source_of_stdin_comes_from_stdin_not_the_named_file(project: Path) -> None:
+    (project / "a.py").write_text("# what is on disk is older than the editor's buffer\n")
+    run = run_main("--no-cache", "--show-source", "--stdin-filename", "a.py", stdin=BUGGY.encode())
+    lines = run.stdout.splitlines()
+    assert lines[1] == "    " + BUGGY.splitlines()[BUGGY_LINE - 1]
