@@ -13,18 +13,18 @@ import sys
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm run ~3 ms
 
 if TYPE_CHECKING:
-    from typing import Sequence, TextIO
+    from typing import BinaryIO, Sequence, TextIO
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github")
-ENGINE_ERROR_CODES = {"RTL902"}  # internal errors: exit 2, like a failed fix verification
+from rtlint.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
 
-class UsageError(Exception):
-    pass
-
-
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    stdin: BinaryIO | None = None,
+) -> int:
+    """`stdin` is read only by `rtlint check -` (default: the process's standard input)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args = list(sys.argv[1:] if argv is None else argv)
@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
             from rtlint.lsp.server import serve
 
             return serve(args[1:], stdout)
-        return _check_cached(args, stdout, stderr)
+        return _check_cached(args, stdout, stderr, stdin)
     except UsageError as exc:
         print(f"rtlint: error: {exc}", file=stderr)
         return EXIT_ERROR
@@ -70,7 +70,7 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO) -> int:
+def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: BinaryIO | None) -> int:
     """`_check`, replayed from the whole-run cache when none of its inputs changed."""
     from rtlint import runcache
 
@@ -86,7 +86,7 @@ def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO) -> int:
     if run.path is None:
         from rtlint.commands import check
 
-        return check(args, stdout, stderr)
+        return check(args, stdout, stderr, stdin=stdin)
     out, err = runcache.Tee(stdout), runcache.Tee(stderr)
     inputs: dict[str, list[str]] = {"files": [], "dirs": [], "probes": []}
     from rtlint.commands import check

@@ -1,76 +1,44 @@
 """The commands behind `rtlint.cli.main`: check, explain, rules (imported only when a run
-is not replayed from the whole-run cache)."""
+is not replayed from the whole-run cache).
+
+`check` runs in four stages: resolve (arguments and configurations into a plan), run
+(discover and lint), write (fixed files, a diff, or the fixed source for standard input),
+and report (findings, summary, exit status; in `rtlint.reporting`).
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rtlint import __version__
-from rtlint.cli import ENGINE_ERROR_CODES, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, FORMATS, UsageError
+from rtlint.arguments import ParserExit, check_parser, explain_parser, rules_parser
+from rtlint.usage import EXIT_CLEAN, EXIT_ERROR, UsageError
 
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
-    from typing import TextIO
+    from typing import BinaryIO, TextIO
 
-def _codes(value: str) -> list[str]:
-    return [c.strip().upper() for c in value.split(",") if c.strip()]
+    from rtlint.config import Config
+    from rtlint.runner import FileReport, RunOptions
 
-
-def _check_parser() -> argparse.ArgumentParser:
-    import argparse
-    from pathlib import Path
-
-    class _Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # exit 2 with our own prefix, no traceback
-            raise UsageError(f"{message}\n{self.format_usage().strip()}")
-
-    parser = _Parser(
-        prog="rtlint",
-        description="Find and fix realtime chat-context concurrency bugs.",
-        epilog="Other commands: 'rtlint explain CODE' prints a rule's documentation; "
-        "'rtlint rules' lists the rules.",
-    )
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="files and folders to lint (default: .)")
-    parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
-    parser.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to run")
-    parser.add_argument("--ignore", type=_codes, default=[], metavar="CODES", help="comma-separated codes or prefixes not to run")
-    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text")
-    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even if findings remain")
-    parser.add_argument(
-        "--exit-non-zero-on-fix", action="store_true", help="exit 1 when --fix changed a file, even if nothing remains"
-    )
-    parser.add_argument("--statistics", action="store_true", help="print a count per code instead of the findings")
-    parser.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml or rtlint TOML file to use")
-    parser.add_argument(
-        "--force-exclude", action="store_true", help="apply the configured excludes to files named on the command line too"
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="folder of the cache")
-    parser.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: the number of CPUs)")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--show-source", dest="show_source", action="store_true", default=None)
-    source.add_argument("--no-show-source", dest="show_source", action="store_false")
-    parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
-    parser.add_argument("--version", action="version", version=f"rtlint {__version__}")
-    return parser
+STDIN = "-"
 
 
 def explain(args: list[str], stdout: TextIO) -> int:
     from rtlint import docs, registry
 
-    if len(args) != 1:
-        raise UsageError("usage: rtlint explain CODE")
-    code = args[0].upper()
-    if code in registry.ENGINE_CODES:
-        stdout.write(docs.engine_page(code))
+    try:
+        code = explain_parser(stdout).parse_args(args).code
+    except ParserExit as done:
+        return done.status
+    if code.upper() in registry.ENGINE_CODES:
+        stdout.write(docs.engine_page(code.upper()))
         return EXIT_CLEAN
-    rule = registry.rule_by_code(args[0])
+    rule = registry.rule_by_code(code)
     if rule is None:
-        raise UsageError(f"unknown rule code: {args[0]} (see 'rtlint rules')")
+        raise UsageError(f"unknown rule code: {code} (see 'rtlint rules')")
     stdout.write(docs.page(rule))
     return EXIT_CLEAN
 
@@ -78,27 +46,91 @@ def explain(args: list[str], stdout: TextIO) -> int:
 def rules(args: list[str], stdout: TextIO) -> int:
     from rtlint import docs
 
-    if args:
-        raise UsageError("usage: rtlint rules")
+    try:
+        rules_parser(stdout).parse_args(args)
+    except ParserExit as done:
+        return done.status
     stdout.write(docs.table(markdown=False))
     return EXIT_CLEAN
 
 
-def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None = None) -> int:
-    from pathlib import Path
+# -- check ---------------------------------------------------------------------------------
 
+
+@dataclass
+class StdinSource:
+    raw: bytes
+    path: Path  # --stdin-filename, or "-"
+    named: bool
+
+
+@dataclass
+class Plan:
+    """What a check will do: its arguments, the configurations and their paths, options."""
+
+    args: argparse.Namespace
+    groups: list[tuple[Config, list[str]]]
+    options: RunOptions
+    stdin: StdinSource | None = None
+    # the real folders and files given, taken before anything runs: fixes are written only there
+    writable: tuple[set[Path], set[Path]] = (set(), set())
+
+
+@dataclass
+class Ran:
+    reports: list[FileReport]
+    exit_code: int = EXIT_CLEAN
+    checked: int = 0  # files looked at (linted, or skipped by the vocabulary pre-filter)
+    notes: list[str] = field(default_factory=list)  # why nothing was checked somewhere
+
+
+@dataclass
+class Written:
+    findings: list
+    exit_code: int
+    fixed: int = 0  # findings fixed (or suppressed with --add-noqa), or that --diff would fix
+    changed_files: int = 0
+    fixable_before: int = 0
+    fixed_codes: dict[str, list[str]] = field(default_factory=dict)  # display path -> codes
+    sources: dict[str, str] = field(default_factory=dict)  # texts not on disk (stdin)
+
+
+def check(
+    argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None = None, stdin: BinaryIO | None = None
+) -> int:
+    from rtlint import reporting
+
+    try:
+        plan = resolve(argv, stdout, stdin)
+    except ParserExit as done:
+        return done.status
+    ran = run(plan, stderr, inputs)
+    written = write(plan, ran, stdout, stderr)
+    return reporting.report(plan, ran, written, stdout, stderr)
+
+
+def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
+    """Arguments and configurations into a plan; a UsageError for anything wrong with them."""
     from rtlint import config as config_module
-    from rtlint import output, registry
-    from rtlint.discovery import discover
-    from rtlint.fixer import FileChanged, write_atomically
-    from rtlint.runner import Runner, RunOptions
+    from rtlint import registry
+    from rtlint.runner import RunOptions
 
-    args = _check_parser().parse_args(argv)
+    args = check_parser(stdout).parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    paths = args.paths or ["."]
+    if args.add_noqa and args.fix:
+        raise UsageError("--add-noqa and --fix cannot be combined (suppress the findings, or fix them)")
+    paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
+    if STDIN in paths and len(paths) > 1:
+        raise UsageError("'-' (standard input) cannot be combined with other paths")
+    if args.stdin_filename and paths != [STDIN]:
+        raise UsageError("--stdin-filename names standard input: give '-' or no path")
+    source = None
+    if paths == [STDIN]:
+        source = _read_stdin(stdin, args.stdin_filename)
+        paths = [str(source.path)]
     # each path is linted with its nearest configuration (or the one given by --config)
-    groups: dict[object, tuple[object, list[str]]] = {}
+    groups: dict[object, tuple[Config, list[str]]] = {}
     try:
         for given in paths:
             config = config_module.load(args.config, Path(given))
@@ -110,11 +142,9 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
             if args.force_exclude:
                 config.force_exclude = True
             config.rule_classes = config.enabled_rules(args.select, args.ignore)
+            config.report_unused = config.selects("RTL100", args.select, args.ignore)
     except (config_module.ConfigError, registry.RegistryError) as exc:
-        print(f"rtlint: error: {exc}", file=stderr)
-        return EXIT_ERROR
-
-    exit_code = EXIT_CLEAN
+        raise UsageError(str(exc)) from None
     options = RunOptions(
         fix=args.fix and not args.diff,
         diff=args.diff,
@@ -122,86 +152,149 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
         fix_edits=args.format in ("json", "sarif"),
         use_cache=not args.no_cache,
         jobs=args.jobs,
+        add_noqa=args.add_noqa,
     )
-    reports = []
-    writable = _writable_roots(paths)  # before anything runs: the paths as the user gave them
-    for config, group_paths in groups.values():
+    writable = _writable_roots(paths) if source is None else (set(), set())
+    return Plan(args, list(groups.values()), options, source, writable)
+
+
+def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
+    import sys
+
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    raw = stream.read()
+    if isinstance(raw, str):  # a text stream was given
+        raw = raw.encode("utf-8")
+    return StdinSource(raw, Path(filename) if filename else Path(STDIN), bool(filename))
+
+
+def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
+    """Discover the files of each configuration and lint (and fix) them."""
+    from rtlint.discovery import discover
+    from rtlint.runner import Runner
+
+    ran = Ran([])
+    for config, group_paths in plan.groups:
+        if plan.stdin is not None:
+            ran.reports.extend(_run_stdin(plan.stdin, config, plan.options, ran))
+            continue
         found = discover(group_paths, config)
         for error in found.errors:
             print(f"rtlint: error: {error}", file=stderr)
-            exit_code = EXIT_ERROR
+            ran.exit_code = EXIT_ERROR
         if inputs is not None:
             _note_inputs(inputs, found, config, group_paths)
+        _note_empty_folders(group_paths, found.targets, ran)
         explicit = {Path(p).absolute() for p in group_paths if not Path(p).is_dir()}
-        runner = Runner(config, config.rule_classes, options, explicit)
-        reports.extend(runner.run(found.targets))
+        runner = Runner(config, config.rule_classes, plan.options, explicit)
+        ran.reports.extend(runner.run(found.targets))
+        ran.checked += len(found.targets)
+    return ran
 
-    findings = []
-    fixed = changed_files = 0
-    would_fix = 0
-    for report in reports:
+
+def _run_stdin(source: StdinSource, config: Config, options: RunOptions, ran: Ran) -> list[FileReport]:
+    from rtlint.discovery import Target
+    from rtlint.runner import Runner
+
+    # excludes apply to a named buffer as they apply to a folder walk: an editor sends every file
+    if source.named and config.is_excluded(source.path):
+        ran.notes.append(f"{source.path}: excluded by the configuration; not checked")
+        return []
+    target = Target(source.path, source.path.absolute())
+    runner = Runner(config, config.rule_classes, options, {source.path.absolute()})
+    ran.checked += 1
+    return runner.run([target], {source.path: source.raw})
+
+
+def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
+    """A folder named on the command line in which no file is checked is said so, rather
+    than counted as passing (all of it excluded, or ignored by git)."""
+    roots = {target.root for target in targets}
+    for given in paths:
+        path = Path(given)
+        if path.is_dir() and path.resolve() not in roots:
+            ran.notes.append(f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)")
+
+
+def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
+    """Write what the fixes produced: files in place, a diff, or standard input's source."""
+    from rtlint.fixer import FileChanged, write_atomically
+
+    options = plan.options
+    written = Written([], ran.exit_code)
+    for report in ran.reports:
         for error in report.errors:
             print(f"rtlint: error: {error}", file=stderr)
-            exit_code = EXIT_ERROR
-        if report.fixed_bytes is not None:
+            written.exit_code = EXIT_ERROR
+        written.fixable_before += report.fixable_before
+        if plan.stdin is not None:
+            _write_stdin(plan, report, stdout, written)
+        elif report.fixed_bytes is not None:
             if options.diff:
                 stdout.write(report.diff)
-                would_fix += report.fixed
-                changed_files += 1
             else:
-                problem = _write(report, writable, write_atomically, FileChanged)
-                if problem is None:
-                    fixed += report.fixed
-                    changed_files += 1
-                else:
+                problem = _write(report, plan.writable, write_atomically, FileChanged)
+                if problem is not None:
                     print(f"rtlint: error: {problem}", file=stderr)
-                    exit_code = EXIT_ERROR
+                    written.exit_code = EXIT_ERROR
                     # nothing was written: what is on disk still has its findings
-                    findings.extend(report.unfixed)
+                    written.findings.extend(report.unfixed)
                     continue
-        findings.extend(report.findings)
-    findings.sort(key=lambda f: f.sort_key)
+            _count_fixed(report, written)
+        written.findings.extend(report.findings)
+    if plan.stdin is not None and not ran.reports and _echoes(options):
+        _write_bytes(stdout, plan.stdin.raw)  # an excluded buffer comes back unchanged
+    written.findings.sort(key=lambda f: f.sort_key)
+    return written
 
-    if any(f.code in ENGINE_ERROR_CODES for f in findings):
-        exit_code = EXIT_ERROR
-    if options.diff:
-        pass  # the diff is the output; findings that remain go to the summary
-    elif args.statistics:
-        stdout.write(output.statistics(findings))
-    elif args.format == "json":
-        stdout.write(output.json_report(findings))
-    elif args.format == "sarif":
-        stdout.write(output.sarif(findings))
-    elif args.format == "github":
-        stdout.write(output.github(findings))
-    else:
-        show = args.show_source if args.show_source is not None else stdout.isatty()
-        sources = _sources(findings) if show else None
-        stdout.write(output.text(findings, show, sources))
 
-    if not args.quiet and args.format == "text":
-        if options.diff:
-            if would_fix:
-                print(f"Would fix {would_fix} finding{'s' * (would_fix != 1)} in {changed_files} file{'s' * (changed_files != 1)}.", file=stderr)
-        _summary(findings, fixed, changed_files, options, stderr)
+def _echoes(options: RunOptions) -> bool:
+    """Whether the source read from standard input is printed back (fixed or not)."""
+    return (options.fix or options.add_noqa) and not options.diff
 
-    if exit_code == EXIT_ERROR:
-        return EXIT_ERROR
-    if options.diff and changed_files:
-        return EXIT_FINDINGS  # the fixes are not applied, so what they fix remains
-    if args.exit_non_zero_on_fix and changed_files:
-        return EXIT_FINDINGS
-    if findings and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+
+def _write_stdin(plan: Plan, report: FileReport, stdout: TextIO, written: Written) -> None:
+    from rtlint.source import Source, UnreadableSource
+
+    assert plan.stdin is not None
+    if report.fixed_bytes is not None:
+        if plan.options.diff:
+            stdout.write(report.diff)
+        _count_fixed(report, written)
+    if _echoes(plan.options):
+        _write_bytes(stdout, report.fixed_bytes if report.fixed_bytes is not None else plan.stdin.raw)
+    try:
+        written.sources[report.display] = Source.from_bytes(plan.stdin.raw).text
+    except UnreadableSource:
+        pass
+
+
+def _count_fixed(report: FileReport, written: Written) -> None:
+    written.fixed += report.fixed
+    written.changed_files += 1
+    written.fixed_codes[report.display] = report.fixed_codes
+
+
+def _write_bytes(stdout: TextIO, data: bytes) -> None:
+    """Source bytes as they are (encoding, line endings) where the stream allows it."""
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is not None:
+        stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+        return
+    from rtlint.source import Source, UnreadableSource
+
+    try:
+        stdout.write(Source.from_bytes(data).text)
+    except UnreadableSource:
+        stdout.write(data.decode("utf-8", "replace"))
 
 
 def _note_inputs(inputs: dict, found, config, paths: list[str]) -> None:
     """What this run's result depends on, for the whole-run cache: the files it read, the
     folders it listed, and the configuration, .gitignore and .git files it looked for above
     each path."""
-    from pathlib import Path
-
     from rtlint import runcache
 
     inputs["files"] += [str(t.path.absolute()) for t in found.targets]
@@ -211,38 +304,6 @@ def _note_inputs(inputs: dict, found, config, paths: list[str]) -> None:
     inputs["dirs"] += [str(d.absolute()) for d in found.directories]
     for given in paths:
         inputs["probes"] += runcache.probes_above(str(Path(given).resolve()))
-
-
-def _summary(findings: list, fixed: int, changed: int, options, stderr: TextIO) -> None:
-    if options.fix and fixed:
-        print(f"Fixed {fixed} finding{'s' * (fixed != 1)} in {changed} file{'s' * (changed != 1)}.", file=stderr)
-    if findings:
-        safe = sum(1 for f in findings if f.fixable == "safe")
-        unsafe = sum(1 for f in findings if f.fixable == "unsafe")
-        line = f"Found {len(findings)} finding{'s' * (len(findings) != 1)}"
-        if options.fix:
-            line += " remaining"
-        print(line + ".", file=stderr)
-        if safe and not options.fix:
-            print(f"[*] {safe} fixable with --fix.", file=stderr)
-        if unsafe and not options.unsafe_fixes:
-            print(f"{unsafe} more fixable with --fix --unsafe-fixes.", file=stderr)
-    elif not (options.fix and fixed) and not options.diff:
-        print("All checks passed.", file=stderr)
-
-
-def _sources(findings: list) -> dict[str, str]:
-    from pathlib import Path
-
-    from rtlint.source import Source, UnreadableSource
-
-    sources = {}
-    for path in {f.path for f in findings}:
-        try:
-            sources[path] = Source.from_bytes(Path(path).read_bytes()).text
-        except (OSError, UnreadableSource):
-            pass
-    return sources
 
 
 def _write(report, writable, write_atomically, file_changed) -> str | None:
@@ -264,8 +325,6 @@ def _write(report, writable, write_atomically, file_changed) -> str | None:
 
 def _writable_roots(paths: list[str]) -> tuple[set[Path], set[Path]]:
     """Real folders and real (non-link) files given on the command line."""
-    from pathlib import Path
-
     folders, files = set(), set()
     for given in paths:
         path = Path(given)
@@ -283,4 +342,3 @@ def _may_write(path: Path, roots: tuple[set[Path], set[Path]]) -> bool:
     folders, files = roots
     real = path.resolve()
     return real in files or any(real.is_relative_to(folder) for folder in folders)
-

@@ -49,6 +49,7 @@ class Config:
     force_exclude: bool = False
     options: dict[str, Any] = field(default_factory=dict)
     rule_classes: list = field(default_factory=list)  # chosen by the command line
+    report_unused: bool = False  # RTL100, chosen by the command line
 
     def settings(self) -> Settings:
         values = {name: option.default for name, option in registry.all_options().items()}
@@ -71,6 +72,12 @@ class Config:
             if wanted and not any(_matches(rule.code, c) for c in ignored):
                 rules.append(rule)
         return rules
+
+    def selects(self, code: str, select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> bool:
+        """Whether an off-by-default code (the engine's RTL100) is selected."""
+        chosen = select if select is not None else self.select
+        wanted = chosen is not None and any(_matches(code, c) for c in chosen)
+        return wanted and not any(_matches(code, c) for c in (*self.ignore, *ignore))
 
     def ignored_in(self, path: Path) -> tuple[str, ...]:
         if not self.per_file_ignores:
@@ -171,7 +178,11 @@ def load(explicit: Path | None, start: Path) -> Config:
         if not explicit.is_file():
             raise ConfigError(f"configuration file not found: {explicit}")
         data = _read_toml(explicit)
-        table = data.get("tool", {}).get("rtlint", {}) if explicit.name == "pyproject.toml" else data
+        # an rtlint TOML file holds the keys at its top, or (like pyproject.toml) in [tool.rtlint]
+        nested = explicit.name == "pyproject.toml" or (set(data) == {"tool"} and isinstance(data["tool"], dict))
+        table = data.get("tool", {}).get("rtlint", {}) if nested else data
+        if nested and explicit.name != "pyproject.toml" and "rtlint" not in data["tool"]:
+            raise ConfigError(f"{explicit} has no [tool.rtlint] table")
         return from_table(table, explicit.resolve().parent, explicit)
     found = find_config_file(start)
     if found is None:

@@ -19,6 +19,12 @@ def rule_url(code: str) -> str:
 
 
 ENGINE_PAGES = {
+    "RTL100": "A suppression that suppresses nothing: a `# noqa: RTL00N` or `# rtlint: ignore[RTL00N]` "
+    "on lines where that rule reports nothing, or an `RTL` code rtlint does not have. Off unless "
+    "selected (`--select RTL100`, or a selector that covers it such as `RTL`). Only codes of rules "
+    "that ran on the file are judged; other tools' codes and a bare `# noqa` are left alone. "
+    "`--fix` removes the unused code, or the whole comment when no code is left (the words after "
+    "it, its reason, go with it; a comment that follows it stays).",
     "RTL900": "A file that does not parse (with the parser's line and message). It is not "
     "analysed and never written; the run goes on with the other files.",
     "RTL901": "A file that cannot be read or decoded (permissions, NUL bytes, an encoding "
@@ -80,3 +86,49 @@ def table(markdown: bool = True) -> str:
         widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
         out = ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in (header, *rows)]
     return "\n".join(out) + "\n"
+
+
+def rendered_pages() -> dict[str, str]:
+    """File name -> content of every documentation page (rules and engine codes): what
+    `docs/rules/` of the repository holds, and what `rule_url` points at."""
+    pages = {f"{rule.code}.md": page(rule) for rule in registry.all_rules()}
+    pages.update({f"{code}.md": engine_page(code) for code in registry.ENGINE_CODES})
+    return dict(sorted(pages.items()))
+
+
+def write_pages(folder: str) -> list[str]:
+    """Render every page into `folder`, removing pages of codes that no longer exist; the
+    names of the files written or removed."""
+    from pathlib import Path
+
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    pages = rendered_pages()
+    changed = []
+    for stale in sorted(target.glob("RTL*.md")):
+        if stale.name not in pages:
+            stale.unlink()
+            changed.append(stale.name)
+    for name, content in pages.items():
+        path = target / name
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8", newline="\n")
+            changed.append(name)
+    return changed
+
+
+def _main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m rtlint.docs", description="Render the rule pages (the source of `rtlint explain`) as files."
+    )
+    parser.add_argument("--write", metavar="FOLDER", required=True, help="folder of the pages, e.g. docs/rules")
+    args = parser.parse_args(argv)
+    for name in write_pages(args.write):
+        print(f"{args.write.rstrip('/')}/{name}")
+    return 0
+
+
+if __name__ == "__main__":  # `python -m rtlint.docs --write docs/rules`
+    raise SystemExit(_main())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import traceback
-from typing import Sequence
+from typing import Collection, Sequence
 
 from rtlint import registry
 from rtlint.context import FileContext
@@ -73,12 +73,15 @@ def lint_text(
     honour_noqa: bool = True,
     parse_always: bool = False,
     tree: ast.Module | None = None,
+    unused_for: Collection[str] | None = None,
 ) -> list[Finding]:
     """Findings of `rules` in `text`, suppressions applied, in a stable order. With no rule
     to run the file is not parsed at all, unless `parse_always` (to report syntax errors).
     `tree` is the file's syntax tree when the caller has one already (flake8 does);
-    `honour_noqa=False` leaves `# noqa` to the caller (flake8 applies it itself)."""
-    if not rules and not parse_always:
+    `honour_noqa=False` leaves `# noqa` to the caller (flake8 applies it itself).
+    `unused_for`, the codes of the rules enabled for the file, turns on RTL100 (suppressions
+    that suppress nothing)."""
+    if not rules and not parse_always and unused_for is None:
         return []
     try:
         tree = tree if tree is not None else parse(text, display_path)
@@ -102,4 +105,8 @@ def lint_text(
             )
     unique = {(f.line, f.column, f.code, f.message): f for f in findings}
     ordered = sorted(unique.values(), key=lambda f: f.sort_key)
+    if unused_for is not None:
+        from rtlint.unused import unused_suppressions
+
+        ordered = sorted([*ordered, *unused_suppressions(text, display_path, ordered, unused_for)], key=lambda f: f.sort_key)
     return filter_findings(ordered, text, honour_noqa, tree)

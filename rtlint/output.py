@@ -14,11 +14,16 @@ from rtlint.source import split_lines
 
 
 
-def text(findings: Sequence[Finding], show_source: bool = False, sources: dict[str, str] | None = None) -> str:
+def text(
+    findings: Sequence[Finding], show_source: bool = False, sources: dict[str, str] | None = None, color: bool = False
+) -> str:
+    from rtlint.colour import paint
+
     out = []
     for f in findings:
-        mark = " [*]" if f.fixable == "safe" else ""
-        out.append(f"{f.path}:{f.line}:{f.column}: {f.code} [{f.name}] {f.message}{mark}")
+        mark = paint(" [*]", "fixable", color) if f.fixable == "safe" else ""
+        where = paint(f"{f.path}:{f.line}:{f.column}:", "path", color)
+        out.append(f"{where} {paint(f.code, 'code', color)} [{f.name}] {f.message}{mark}")
         if show_source and sources and f.path in sources:
             lines = split_lines(sources[f.path])
             if 1 <= f.line <= len(lines):
@@ -35,7 +40,7 @@ def _ordered(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def json_report(findings: Sequence[Finding]) -> str:
-    return json.dumps([f.to_json() for f in _ordered(findings)], indent=2) + "\n"
+    return json.dumps([f.to_json() | {"url": docs.rule_url(f.code)} for f in _ordered(findings)], indent=2) + "\n"
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
@@ -54,6 +59,15 @@ def github(findings: Sequence[Finding]) -> str:
             f"endLine={f.end_line},endColumn={f.end_column},title={title}::{_escape_github(f.message)}"
         )
     return "".join(line + "\n" for line in out)
+
+
+def statistics_json(findings: Sequence[Finding]) -> str:
+    """--statistics --format json: one object per code, the most frequent first."""
+    counts = Counter((f.code, f.name) for f in findings)
+    fixable = Counter(f.code for f in findings if f.fixable == "safe")
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    data = [{"code": c, "name": n, "count": k, "fixable": fixable[c], "url": docs.rule_url(c)} for (c, n), k in rows]
+    return json.dumps(data, indent=2) + "\n"
 
 
 def statistics(findings: Sequence[Finding]) -> str:
@@ -97,6 +111,7 @@ def _rule_descriptor(rule: type) -> dict:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": what},
+        "helpUri": docs.rule_url(rule.code),
         "help": {"text": page, "markdown": page},
         "defaultConfiguration": {"enabled": rule.default_enabled, "level": "error"},
         "properties": {"fixable": rule.fix_availability, "tags": ["concurrency", "realtime"]},
@@ -109,8 +124,9 @@ def _engine_descriptor(code: str, name: str) -> dict:
         "id": code,
         "name": name,
         "shortDescription": {"text": words},
-        "fullDescription": {"text": f"rtlint could not analyse a file ({words})."},
-        "help": {"text": f"{code} {name}: rtlint could not analyse the file; the message says why."},
+        "fullDescription": {"text": docs.ENGINE_PAGES[code]},
+        "help": {"text": docs.engine_page(code), "markdown": docs.engine_page(code)},
+        "helpUri": docs.rule_url(code),
         "defaultConfiguration": {"level": "error"},
     }
 

@@ -13,6 +13,7 @@ from rtlint.rule import Option, Rule, iter_rule_classes
 
 # Codes the engine itself reports; no rule may take them.
 ENGINE_CODES = {
+    "RTL100": "unused-suppression",  # off unless selected
     "RTL900": "syntax-error",
     "RTL901": "unreadable-file",
     "RTL902": "internal-error",

@@ -28,7 +28,7 @@ _FORMAT = 3  # marshal: a builtin, and far cheaper to load than json
 
 # options that take a value (the rest are flags); an option not listed here means the
 # command line is not one this cache understands, and it is left to the normal path
-_VALUED = {"--select", "--ignore", "--format", "--output-format", "--config", "--cache-dir", "--jobs", "-j"}
+_VALUED = {"--select", "--ignore", "--format", "--output-format", "--config", "--cache-dir", "--jobs", "-j", "--color"}
 _FLAGS = {
     "--unsafe-fixes", "--exit-zero", "--exit-non-zero-on-fix", "--statistics", "--force-exclude",
     "--show-source", "--no-show-source", "--quiet", "-q",
@@ -44,7 +44,9 @@ def _parse(argv: list[str]) -> tuple[list[str], dict[str, str]] | None:
     index = 0
     while index < len(args):
         arg = args[index]
-        if arg.startswith("-") and arg != "-":
+        if arg == "-":
+            return None  # standard input: nothing on disk to compare with
+        if arg.startswith("-"):
             name, _, inline = arg.partition("=")
             if name in _VALUED:
                 if not inline:
@@ -123,6 +125,8 @@ class Run:
             folder = os.path.join(base, ".rtlint_cache")
         identity = "\0".join(
             [*argv, "\0", os.getcwd(), str(interactive), os.environ.get("RTLINT_EXTRA_RULES", ""), _code_stamp()]
+            # colour (--color auto) follows these
+            + [os.environ.get("NO_COLOR", ""), os.environ.get("FORCE_COLOR", "")]
         )
         digest = blake2b(identity.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         self.folder = folder

@@ -28,10 +28,11 @@ class RunOptions:
     fix_edits: bool = False  # attach the edits of every fix (JSON, SARIF)
     use_cache: bool = True
     jobs: int | None = None
+    add_noqa: bool = False  # suppress every finding instead of fixing it
 
     @property
     def fixing(self) -> bool:
-        return self.fix or self.diff
+        return self.fix or self.diff or self.add_noqa
 
 
 @dataclass
@@ -41,6 +42,8 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     fixed: int = 0
+    fixed_codes: list[str] = field(default_factory=list)  # of each finding fixed (or suppressed)
+    fixable_before: int = 0  # findings reported fixable before fixing (fixes can uncover more)
     original: bytes | None = None
     fixed_bytes: bytes | None = None
     diff: str = ""
@@ -82,18 +85,22 @@ class Runner:
                     ",".join(r.code for r in self.ruleset.rules),
                     repr(sorted(config.per_file_ignores.items())),
                     f"fix_edits={options.fix_edits}",
+                    f"unused={config.report_unused}",
                 ]
             )
             self.cache = Cache(config.cache_folder, fingerprint)
 
     # -- stage 1, in this process: read, decode, pre-filter, cache ---------------------
-    def _prepare(self, target: Target) -> FileReport | _Job:
-        try:
-            raw = target.path.read_bytes()
-        except OSError as exc:
-            return self._unreadable(target, exc.strerror or str(exc))
+    def _prepare(self, target: Target, raw: bytes | None = None) -> FileReport | _Job:
+        """`raw` is the file's content when it does not come from disk (standard input)."""
+        if raw is None:
+            try:
+                raw = target.path.read_bytes()
+            except OSError as exc:
+                return self._unreadable(target, exc.strerror or str(exc))
         explicit = target.path.absolute() in self.explicit
-        if not explicit and not self._rules_for(target, raw):
+        suppressions = self.config.report_unused and b"RTL" in raw  # RTL100 reads every file that names a code
+        if not explicit and not suppressions and not self._rules_for(target, raw):
             # not linted; still reported if it cannot be read as Python source at all. Plain
             # ASCII without a coding cookie decodes as anything would: no need to decode it
             if b"\0" in raw or not raw.isascii() or b"coding" in raw[:400]:
@@ -117,17 +124,37 @@ class Runner:
     def _rules_for(self, target: Target, raw: bytes) -> list[Rule]:
         return self.ruleset.without(self.config.ignored_in(target.path)).applicable(raw)
 
+    def _unused_for(self, target: Target) -> list[str] | None:
+        """The codes RTL100 judges in this file (the rules enabled for it), or None when off."""
+        if not self.config.report_unused:
+            return None
+        return [r.code for r in self.ruleset.without(self.config.ignored_in(target.path)).rules]
+
     # -- stage 2, anywhere: lint and fix ---------------------------------------------------
     def process(self, job: _Job) -> FileReport:
-        from rtlint.fixer import attach_fixes, fix_text
+        from rtlint.adoption import fix_with_suppressions, with_noqa
+        from rtlint.fixer import attach_fixes
 
         report = FileReport(job.target, job.display, original=job.raw)
         rules = self._rules_for(job.target, job.raw)
         text = job.source.text
-        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit)
+        unused_for = self._unused_for(job.target)
+
+        def relint(candidate: str) -> list[Finding]:
+            return lint_text(candidate, job.display, rules, self.settings, parse_always=True, unused_for=unused_for)
+
+        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit, unused_for=unused_for)
         unfixed = findings
-        if self.options.fixing and any(f.fixable for f in findings):
-            outcome = fix_text(text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings)
+        outcome = None
+        if self.options.add_noqa:
+            outcome = with_noqa(text, findings, relint)
+        elif self.options.fixing and any(f.fixable for f in findings):
+            outcome = fix_with_suppressions(
+                text, job.display, rules, self.settings, findings,
+                unsafe=self.options.unsafe_fixes, unused_for=unused_for, relint=relint,
+            )
+        if outcome is not None:
+            report.fixable_before = sum(1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable))
             findings = outcome.findings
             if outcome.failure:
                 report.errors.append(f"{job.display}: {outcome.failure}")
@@ -135,6 +162,7 @@ class Runner:
                 try:
                     report.fixed_bytes = job.source.encode(outcome.text)
                     report.fixed = len(outcome.applied)
+                    report.fixed_codes = [f.code for f in outcome.applied]
                     report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
@@ -154,11 +182,13 @@ class Runner:
             return findings
         return [f for f in findings if not f.code.startswith(tuple(ignored))]
 
-    def run(self, targets: Sequence[Target]) -> list[FileReport]:
+    def run(self, targets: Sequence[Target], contents: dict[Path, bytes] | None = None) -> list[FileReport]:
+        """Reports in the order of `targets`; `contents` gives the bytes of targets that are
+        not read from disk (standard input)."""
         reports: list[FileReport | None] = []
         jobs: list[tuple[int, _Job, str | None]] = []
         for target in targets:
-            prepared = self._prepare(target)
+            prepared = self._prepare(target, (contents or {}).get(target.path))
             if isinstance(prepared, FileReport):
                 reports.append(prepared)
                 continue

@@ -31,7 +31,9 @@ class Suppressions:
         self._honour_noqa = honour_noqa
         self._mapping: dict[int, str] | None = None
         self._text = text
-        if tree is not None:
+        # the tree gives multi-line strings cheaply; a backslash continuation joins lines
+        # too (flake8 reads the lines it joins together), which only the tokenizer sees
+        if tree is not None and "\\\n" not in text and "\\\r" not in text:
             self._mapping = self._strings(tree)
 
     def _strings(self, tree: ast.AST) -> dict[int, str]:

@@ -36,12 +36,13 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> Run
     return Run(process.returncode, process.stdout, process.stderr)
 
 
-def run_main(*args: str) -> Run:
-    """`rtlint ARGS` in this process (faster; same code path as the console script)."""
+def run_main(*args: str, stdin: bytes | None = None) -> Run:
+    """`rtlint ARGS` in this process (faster; same code path as the console script);
+    `stdin` is what `rtlint check -` reads."""
     from rtlint.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    code = main(list(args), stdout=out, stderr=err)
+    code = main(list(args), stdout=out, stderr=err, stdin=io.BytesIO(stdin) if stdin is not None else None)
     return Run(code, out.getvalue(), err.getvalue())
 
 

@@ -77,7 +77,8 @@ def test_fix_leaves_exit_one_when_findings_remain(project: Path) -> None:
     run = run_main("--no-cache", "--fix", "a.py")
     assert run.exit_code == 1
     assert (project / "a.py").read_text() == source
-    assert "more fixable with --fix --unsafe-fixes" in run.stderr
+    # one unsafe finding and nothing safe: not "1 more fixable" (defect 6 of issue 14)
+    assert "\n1 fixable with --fix --unsafe-fixes.\n" in run.stderr and "more" not in run.stderr
     unsafe = run_main("--no-cache", "--fix", "--unsafe-fixes", "a.py")
     assert unsafe.exit_code == 0 and "_rt_chat_ctx_lock = asyncio.Lock()" in (project / "a.py").read_text()
 
@@ -122,7 +123,8 @@ def test_json_matches_the_design_schema(project: Path) -> None:
     data = json.loads(run.stdout)
     assert [d["path"] for d in data] == ["a.py", "b.py"]  # stable order
     for item in data:
-        assert set(item) == {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix"}
+        assert set(item) == {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix", "url"}
+        assert item["url"] == f"https://github.com/rtlint/rtlint/blob/main/docs/rules/{item['code']}.md"
         assert (item["line"], item["column"], item["code"]) == (BUGGY_LINE, BUGGY_COLUMN, "RTL001")
         assert item["end_line"] >= item["line"] and item["end_column"] > item["column"]
         assert item["fix"]["applicability"] == "safe"

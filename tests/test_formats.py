@@ -21,7 +21,7 @@ from ._samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, UNSERIALIZED
 from .conftest import run_main
 
 SARIF_LEVELS = {"none", "note", "warning", "error"}
-JSON_KEYS = {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix"}
+JSON_KEYS = {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix", "url"}
 GITHUB = re.compile(
     r"^::error file=(?P<file>[^,]*),line=(?P<line>\d+),col=(?P<col>\d+),endLine=(?P<endLine>\d+),"
     r"endColumn=(?P<endColumn>\d+),title=(?P<title>RTL\d{3} \[[a-z-]+\])::(?P<message>.*)$"

@@ -121,3 +121,64 @@ def test_flake8_reads_the_comments_back(tmp_path: Path) -> None:
     target.write_text(add_noqa(source, found))
     assert flake8_findings(target, "E501,RTL") == []
     assert add_noqa(target.read_text(), found) == target.read_text()
+
+
+# -- reading them back: RTL100's removal edits --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "before, unused, after",
+    [
+        ("x = 1  # noqa: RTL001\n", {"RTL001"}, "x = 1\n"),
+        ("x = 1  # noqa: RTL001, RTL002\n", {"RTL002"}, "x = 1  # noqa: RTL001\n"),
+        ("x = 1  # noqa:RTL001,RTL002,E501\n", {"RTL001", "RTL002"}, "x = 1  # noqa:E501\n"),
+        ("x = 1  # noqa: RTL001 flaky on CI\n", {"RTL001"}, "x = 1\n"),  # its reason goes with it
+        ("x = 1  # noqa: RTL001  # type: ignore\n", {"RTL001"}, "x = 1  # type: ignore\n"),
+        ("x = 1  # type: ignore  # noqa: RTL001\n", {"RTL001"}, "x = 1  # type: ignore\n"),
+        ("x = 1  # rtlint: ignore[RTL001, RTL003]\n", {"RTL003"}, "x = 1  # rtlint: ignore[RTL001]\n"),
+        ("x = 1  # rtlint: ignore[RTL003]\r\n", {"RTL003"}, "x = 1\r\n"),
+        ('s = """a\nb"""  # noqa: RTL001\n', {"RTL001"}, 's = """a\nb"""\n'),
+        ("    # noqa: RTL001\n", {"RTL001"}, "\n"),
+    ],
+)
+def test_removal_of_unused_codes(before: str, unused: set[str], after: str) -> None:
+    from rtlint.unused import directives, remove_unused
+    from rtlint.findings import Finding
+
+    reported = [
+        Finding("RTL100", "unused-suppression", "", d.last, start + 1, d.last, end + 1)
+        for d in directives(before)
+        for code, start, end in d.codes
+        if code in unused
+    ]
+    assert len(reported) == len(unused)
+    assert remove_unused(before, reported) == after
+
+
+def test_unused_suppressions_judge_only_rules_that_ran() -> None:
+    from rtlint.findings import Finding
+    from rtlint.unused import unused_suppressions
+
+    text = "x = 1  # noqa: RTL001, RTL002, RTL777, RTL9, E501\ny = 2  # rtlint: ignore[rtl003]\n"
+    found = Finding("RTL001", "stale-mirror-snapshot", "m", 1, 1, 1, 2)
+    reported = unused_suppressions(text, "a.py", [found], enabled={"RTL001", "RTL003"})
+    assert [(f.line, f.column, f.message) for f in reported] == [
+        (1, 32, "unused suppression: RTL777 is not an rtlint code"),
+        (2, 25, "unused suppression: nothing reports rtl003 on line 2"),
+    ]
+    assert all(f.fix is not None and f.fixable == "safe" for f in reported)
+
+
+def test_cli_reads_a_backslash_continuation_as_flake8_does(tmp_path: Path) -> None:
+    """A noqa at the end of a continued statement covers its first line, for flake8 and
+    for rtlint alike (what add_noqa relies on)."""
+    from .conftest import run_main
+
+    continued = BUGGY.replace("ctx = self._rt_session.chat_ctx.copy()", "ctx = self._rt_session \\\n            .chat_ctx.copy()")
+    target = tmp_path / "agent.py"
+    target.write_text(continued)
+    assert flake8_findings(target, "RTL") == [(BUGGY_LINE, "RTL001")]
+    target.write_text(add_noqa(continued, [(BUGGY_LINE, "RTL001")]))
+    assert target.read_text().splitlines()[BUGGY_LINE] == "            .chat_ctx.copy()  # noqa: RTL001"
+    assert flake8_findings(target, "RTL") == []
+    assert run_main("--no-cache", str(target)).exit_code == 0

@@ -100,3 +100,54 @@ def test_hooks_report_fix_and_pass(tmp_path: Path) -> None:
     assert second.returncode == 0, output
     hook_status = statuses(output)
     assert hook_status == {"rtlint": "Passed", "rtlint (fix)": "Passed"}, output
+
+
+def readme_snippet() -> str:
+    """The `.pre-commit-config.yaml` of the README's pre-commit section, as written."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## pre-commit") :]
+    return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+
+
+def test_readme_snippet_as_written_against_a_clone_with_the_release_tag(tmp_path: Path) -> None:
+    """The README's snippet, byte for byte, run by pre-commit. Its `repo:` URL is sent to a
+    local clone (git's url.<base>.insteadOf, in the environment pre-commit passes on to git),
+    in which the release tag the README names exists: what the release must tag."""
+    from rtlint import __version__
+
+    snippet = readme_snippet()
+    [url] = re.findall(r"repo: (\S+)", snippet)
+    assert f"rev: v{__version__}\n" in snippet
+    hooks, _ = hook_repository(tmp_path)
+    project = tmp_path / "project"
+    make_repo(project)
+    (project / "agent.py").write_text(BUGGY)
+    (project / ".pre-commit-config.yaml").write_text(snippet)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "buggy agent", cwd=project)
+    redirect = {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{hooks.as_uri()}.insteadOf",
+        "GIT_CONFIG_VALUE_0": url,
+    }
+
+    def pre_commit() -> subprocess.CompletedProcess:
+        return run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+            cwd=project,
+            timeout=600,
+            PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+            **redirect,
+        )
+
+    # without the tag: the failure the issue reports
+    untagged = pre_commit()
+    assert untagged.returncode != 0
+    assert f"v{__version__}" in untagged.stdout + untagged.stderr
+    assert "agent.py:" not in untagged.stdout + untagged.stderr
+    git("tag", f"v{__version__}", cwd=hooks)
+    tagged = pre_commit()
+    output = tagged.stdout + tagged.stderr
+    assert tagged.returncode == 1, output
+    assert f"agent.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001 [stale-mirror-snapshot]" in output
+    assert statuses(output) == {"rtlint": "Failed", "rtlint (fix)": "Failed"}, output
