@@ -312,6 +312,26 @@ async def test_each_document_follows_its_nearest_configuration(client, tmp_path)
     }
 
 
+async def test_unused_suppressions_when_selected_and_fix_all_removes_them(client, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.rtlint]\nselect = ["RTL0", "RTL100"]\n')
+    path = project / "agent.py"
+    path.write_text(EXAMPLE.read_text() + "\nunused = 1  # noqa: RTL002\n")
+    uri = open_document(client, path)
+    shown = await published(client, uri, 1)
+    assert ranges(shown) == expected_ranges(path.read_text(), cli_json(path))
+    unused = shown[-1]
+    assert (unused.code, unused.range.start.line) == ("RTL100", 64)
+    assert unused.code_description.href == rule_url("RTL100")
+    # no quick fix of its own and no noqa for it; "Fix all" removes it, as --fix does
+    assert [a.title for a in await actions(client, uri, 64)] == ["Fix all rtlint findings"]
+    fix_all = (await actions(client, uri, 0, only=[types.CodeActionKind.SourceFixAll]))[0]
+    fixed = apply_text_edits(path.read_text(), await resolved_edits(client, fix_all, uri))
+    assert fixed == cli_fixed(path, project / "cli")  # under the same configuration
+    assert fixed.endswith("\nunused = 1\n")
+
+
 async def test_save_reads_the_configuration_again(client, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

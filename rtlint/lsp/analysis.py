@@ -11,6 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from rtlint import config as config_module
+from rtlint.adoption import fix_with_suppressions
 from rtlint import registry
 from rtlint.docs import rule_url
 from rtlint.edits import diff_edits
@@ -41,6 +42,7 @@ class Analysis:
     settings: Settings | None = None
     display: str = ""
     problem: str | None = None  # why nothing was linted (a configuration error)
+    unused_for: list[str] | None = None  # the codes RTL100 judges, when it is selected
     _fixes: dict[int | None, FixOutcome] = field(default_factory=dict, repr=False)
     _noqa: dict[int, list[types.TextEdit]] = field(default_factory=dict, repr=False)
 
@@ -48,14 +50,27 @@ class Analysis:
     def version(self) -> int | None:
         return self.document.version
 
+    def lint(self, text: str) -> list[Finding]:
+        return lint_text(text, self.display, self.rules, self.settings, parse_always=True, unused_for=self.unused_for)
+
     def fix(self, finding: Finding | None) -> FixOutcome:
-        """The verified result of fixing `finding` alone (one pass, its unsafe fix too when
-        it has only that), or of every safe fix as `--fix` applies them (None)."""
+        """The verified result of fixing `finding` (a rule's) alone (one pass, its unsafe
+        fix too when it has only that), or of every safe fix as `--fix` applies them (None),
+        the removal of unused suppressions (RTL100) included."""
         key = None if finding is None else id(finding)
         if key not in self._fixes:
             text = self.document.text
-            if finding is None:
-                outcome = fix_text(text, self.display, self.rules, self.settings, findings=self.findings)
+            if finding is None:  # what the runner does for --fix
+                outcome = fix_with_suppressions(
+                    text,
+                    self.display,
+                    self.rules,
+                    self.settings,
+                    self.findings,
+                    unsafe=False,
+                    unused_for=self.unused_for,
+                    relint=self.lint,
+                )
             else:
                 outcome = fix_text(
                     text,
@@ -111,11 +126,15 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
     text = document.text
     # the rules `rtlint check FILE` runs: those the file's per-file ignores leave, past the
     # pre-filter; a file named explicitly is always parsed, so a syntax error is reported
-    rules = ruleset.without(ignored).applicable(text.encode("utf-8", "surrogatepass"))
-    findings = lint_text(text, analysis.display, rules, ruleset.settings, parse_always=True)
+    for_file = ruleset.without(ignored)
+    rules = for_file.applicable(text.encode("utf-8", "surrogatepass"))
+    # RTL100 (off unless the configuration selects it) judges the rules enabled for the file
+    unused_for = [r.code for r in for_file.rules] if config.selects("RTL100") else None
+    analysis.rules, analysis.settings, analysis.unused_for = rules, ruleset.settings, unused_for
+    findings = analysis.lint(text)
     if ignored:  # per-file ignores cover the engine's codes too, as in the runner
         findings = [f for f in findings if not f.code.startswith(tuple(ignored))]
-    analysis.findings, analysis.rules, analysis.settings = findings, rules, ruleset.settings
+    analysis.findings = findings
     return analysis
 
 

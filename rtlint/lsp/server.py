@@ -22,7 +22,7 @@ from lsprotocol import types
 from pygls.lsp._capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
-from rtlint import __version__
+from rtlint import __version__, registry
 from rtlint.lsp.analysis import Analysis, analyse, diagnostic, document_path
 from rtlint.lsp.document import Document
 
@@ -136,7 +136,8 @@ class RtlintServer(LanguageServer):
                 if finding.end_line - 1 < first or finding.line - 1 > last:
                     continue
                 shown = diagnostic(analysis.document, finding)
-                if finding.fixable:
+                # RTL100 (an engine code) is fixed by "Fix all", as --fix removes unused suppressions
+                if finding.fixable and finding.code not in registry.ENGINE_CODES:
                     unsafe = " (unsafe)" if finding.fixable == "unsafe" else ""
                     action = types.CodeAction(
                         title=f"Fix {finding.code}{unsafe}",
