@@ -11,8 +11,8 @@ from pathlib import Path
 from lsprotocol import types
 
 from rtlint import config as config_module
-from rtlint.adoption import fix_with_suppressions
 from rtlint import registry
+from rtlint.adoption import fix_with_suppressions
 from rtlint.docs import rule_url
 from rtlint.edits import diff_edits
 from rtlint.findings import Finding
