@@ -90,7 +90,7 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     from rtlint import config as config_module
     from rtlint import output, registry
     from rtlint.discovery import discover
-    from rtlint.fixer import FileChanged, write_atomically
+    from rtlint.writing import FileChanged, write_atomically
     from rtlint.runner import Runner, RunOptions
 
     args = _check_parser().parse_args(argv)
