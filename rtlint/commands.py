@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 def _codes(value: str) -> list[str]:
-    return [c.strip().upper() for c in value.split(",") if c.strip()]
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    if not codes:  # `--select=` would run nothing and pass: surely not what was meant
+        import argparse
+
+        raise argparse.ArgumentTypeError("expected one or more rule codes")
+    return codes
 
 
 def _check_parser() -> argparse.ArgumentParser:
@@ -88,7 +93,7 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     from pathlib import Path
 
     from rtlint import config as config_module
-    from rtlint import output, registry
+    from rtlint import escape, output, registry
     from rtlint.discovery import discover
     from rtlint.writing import FileChanged, write_atomically
     from rtlint.runner import Runner, RunOptions
@@ -97,21 +102,21 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     paths = args.paths or ["."]
-    # each path is linted with its nearest configuration (or the one given by --config)
-    groups: dict[object, tuple[object, list[str]]] = {}
+
+    def prepare(config) -> None:  # the command line applies to every configuration found
+        if args.cache_dir is not None:
+            config.cache_dir = args.cache_dir.resolve()
+        if args.force_exclude:
+            config.force_exclude = True
+        config.rule_classes = config.enabled_rules(args.select, args.ignore)
+
+    # each file is linted with its nearest configuration (or the one given by --config)
+    finder = config_module.Finder(args.config, prepare)
     try:
-        for given in paths:
-            config = config_module.load(args.config, Path(given))
-            key = config.source.resolve() if config.source else None
-            groups.setdefault(key, (config, []))[1].append(given)
-        for config, _ in groups.values():
-            if args.cache_dir is not None:
-                config.cache_dir = args.cache_dir.resolve()
-            if args.force_exclude:
-                config.force_exclude = True
-            config.rule_classes = config.enabled_rules(args.select, args.ignore)
+        finder.for_path(Path(paths[0]))  # a broken configuration is an error before anything runs
+        found = discover(paths, finder)
     except (config_module.ConfigError, registry.RegistryError) as exc:
-        print(f"rtlint: error: {exc}", file=stderr)
+        print(f"rtlint: error: {escape.text(str(exc))}", file=stderr)
         return EXIT_ERROR
 
     exit_code = EXIT_CLEAN
@@ -125,23 +130,24 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     )
     reports = []
     writable = _writable_roots(paths)  # before anything runs: the paths as the user gave them
-    for config, group_paths in groups.values():
-        found = discover(group_paths, config)
-        for error in found.errors:
-            print(f"rtlint: error: {error}", file=stderr)
-            exit_code = EXIT_ERROR
-        if inputs is not None:
-            _note_inputs(inputs, found, config, group_paths)
-        explicit = {Path(p).absolute() for p in group_paths if not Path(p).is_dir()}
-        runner = Runner(config, config.rule_classes, options, explicit)
-        reports.extend(runner.run(found.targets))
+    for error in found.errors:
+        print(f"rtlint: error: {escape.text(error)}", file=stderr)
+        exit_code = EXIT_ERROR
+    explicit = {Path(p).absolute() for p in paths if not Path(p).is_dir()}
+    groups: dict[int, tuple[object, list]] = {}
+    for target in found.targets:
+        groups.setdefault(id(target.config), (target.config, []))[1].append(target)
+    for config, targets in groups.values():
+        reports.extend(Runner(config, config.rule_classes, options, explicit).run(targets))
+    if inputs is not None:
+        _note_inputs(inputs, found, finder, paths, reports)
 
     findings = []
     fixed = changed_files = 0
     would_fix = 0
     for report in reports:
         for error in report.errors:
-            print(f"rtlint: error: {error}", file=stderr)
+            print(f"rtlint: error: {escape.text(error)}", file=stderr)
             exit_code = EXIT_ERROR
         if report.fixed_bytes is not None:
             if options.diff:
@@ -154,7 +160,7 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
                     fixed += report.fixed
                     changed_files += 1
                 else:
-                    print(f"rtlint: error: {problem}", file=stderr)
+                    print(f"rtlint: error: {escape.text(problem)}", file=stderr)
                     exit_code = EXIT_ERROR
                     # nothing was written: what is on disk still has its findings
                     findings.extend(report.unfixed)
@@ -196,21 +202,26 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     return EXIT_CLEAN
 
 
-def _note_inputs(inputs: dict, found, config, paths: list[str]) -> None:
-    """What this run's result depends on, for the whole-run cache: the files it read, the
-    folders it listed, and the configuration, .gitignore and .git files it looked for above
-    each path."""
+def _note_inputs(inputs: dict, found, finder, paths: list[str], reports: list) -> None:
+    """What this run's result depends on, for the whole-run cache, each as it was before it
+    was read: the files linted, the folders listed, the configuration, .gitignore and
+    pyvenv.cfg files looked for (and .git above each path)."""
     from pathlib import Path
 
     from rtlint import runcache
 
-    inputs["files"] += [str(t.path.absolute()) for t in found.targets]
-    inputs["files"] += [str(p.absolute()) for p in found.ignore_files]
-    if config.source is not None:
-        inputs["files"].append(str(Path(config.source).absolute()))
-    inputs["dirs"] += [str(d.absolute()) for d in found.directories]
+    for report in reports:
+        if report.stamp is None or not report.cacheable:
+            inputs["uncacheable"] = True  # unread, or a resource limit was hit: run again
+        else:
+            inputs["files"][str(report.target.path.absolute())] = (report.stamp, report.digest)
+    for directory, stamp in zip(found.directories, found.directory_stamps):
+        inputs["dirs"][str(directory.absolute())] = stamp
+    inputs["probes"].update(found.probes)
+    inputs["probes"].update(finder.looked_at)
     for given in paths:
-        inputs["probes"] += runcache.probes_above(str(Path(given).resolve()))
+        for probe in runcache.probes_above(str(Path(given).resolve())):
+            inputs["probes"].setdefault(probe, runcache._probe(probe))
 
 
 def _summary(findings: list, fixed: int, changed: int, options, stderr: TextIO) -> None:
