@@ -113,7 +113,6 @@ def check(argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None =
     # each file is linted with its nearest configuration (or the one given by --config)
     finder = config_module.Finder(args.config, prepare)
     try:
-        finder.for_path(Path(paths[0]))  # a broken configuration is an error before anything runs
         found = discover(paths, finder)
     except (config_module.ConfigError, registry.RegistryError) as exc:
         print(f"rtlint: error: {escape.text(str(exc))}", file=stderr)
@@ -245,12 +244,13 @@ def _summary(findings: list, fixed: int, changed: int, options, stderr: TextIO) 
 def _sources(findings: list) -> dict[str, str]:
     from pathlib import Path
 
+    from rtlint.runner import read_source
     from rtlint.source import Source, UnreadableSource
 
     sources = {}
     for path in {f.path for f in findings}:
         try:
-            sources[path] = Source.from_bytes(Path(path).read_bytes()).text
+            sources[path] = Source.from_bytes(read_source(Path(path))[0]).text  # never a FIFO
         except (OSError, UnreadableSource):
             pass
     return sources

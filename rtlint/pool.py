@@ -10,7 +10,6 @@ only compute, they never write) and lets the interrupt go on."""
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 from collections import deque
 from multiprocessing.connection import wait

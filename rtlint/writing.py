@@ -134,8 +134,11 @@ def _owner(path: str) -> tuple[int, int]:
 
 
 def _check_unchanged(path: Path, real: Path, expected: bytes) -> None:
-    with open(real, "rb") as handle:
-        if handle.read() != expected:
+    # non-blocking, and never more than one byte past what is expected: the file may have
+    # been replaced by a FIFO or a link to a device meanwhile
+    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) or handle.read(len(expected) + 1) != expected:
             raise FileChanged(f"{path} changed on disk while it was being fixed; not written")
 
 
