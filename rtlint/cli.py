@@ -54,11 +54,11 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     except Exception as exc:  # a bug in rtlint: say so, exit 2, keep the traceback short
         import traceback
 
+        from rtlint import escape
+
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        print(
-            f"rtlint: internal error: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
-            file=stderr,
-        )
+        message = f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})"
+        print(f"rtlint: internal error: {escape.text(message)}", file=stderr)
         if os.environ.get("RTLINT_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_ERROR
