@@ -42,7 +42,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _codes(value: str) -> list[str]:
-    return [c.strip().upper() for c in value.split(",") if c.strip()]
+    codes = [c.strip().upper() for c in value.split(",") if c.strip()]
+    if not codes:  # `--select=` would run nothing and pass: surely not what was meant
+        raise argparse.ArgumentTypeError("expected one or more rule codes")
+    return codes
 
 
 def check_parser(out: TextIO) -> argparse.ArgumentParser:

@@ -50,24 +50,38 @@ def main(
     except UsageError as exc:
         print(f"rtlint: error: {exc}", file=stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if argv is None:  # the program itself (not a library call): a second signal must not
+            _ignore_signals()  # turn the exit into a traceback
         print("rtlint: interrupted", file=stderr)
-        return 130
+        return 143 if isinstance(exc, Terminated) else 130
     except Exception as exc:  # a bug in rtlint: say so, exit 2, keep the traceback short
         import traceback
 
+        from rtlint import escape
+
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        print(
-            f"rtlint: internal error: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
-            file=stderr,
-        )
+        message = f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})"
+        print(f"rtlint: internal error: {escape.text(message)}", file=stderr)
         if os.environ.get("RTLINT_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_ERROR
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: unwinds like Ctrl-C, exits 143."""
+
+
 def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    raise Terminated
+
+
+def _ignore_signals() -> None:
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        try:
+            _signal.signal(signum, _signal.SIG_IGN)
+        except ValueError:
+            pass
 
 
 def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: BinaryIO | None) -> int:
@@ -88,12 +102,12 @@ def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: Binary
 
         return check(args, stdout, stderr, stdin=stdin)
     out, err = runcache.Tee(stdout), runcache.Tee(stderr)
-    inputs: dict[str, list[str]] = {"files": [], "dirs": [], "probes": []}
+    inputs: dict = {"files": {}, "dirs": {}, "probes": {}}
     from rtlint.commands import check
 
     code = check(args, out, err, inputs)
     if code in (EXIT_CLEAN, EXIT_FINDINGS):
-        run.record(inputs["files"], inputs["dirs"], inputs["probes"], out.value, err.value, code)
+        run.record(inputs, out.value, err.value, code)
     return code
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import BinaryIO, TextIO
 
-    from rtlint.config import Config
+    from rtlint.config import Config, Finder
     from rtlint.runner import FileReport, RunOptions
 
 STDIN = "-"
@@ -69,7 +69,8 @@ class Plan:
     """What a check will do: its arguments, the configurations and their paths, options."""
 
     args: argparse.Namespace
-    groups: list[tuple[Config, list[str]]]
+    finder: Finder  # the configuration of each file: the one given, or its nearest
+    paths: list[str]
     options: RunOptions
     stdin: StdinSource | None = None
     # the real folders and files given, taken before anything runs: fixes are written only there
@@ -112,7 +113,7 @@ def check(
 def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
     """Arguments and configurations into a plan; a UsageError for anything wrong with them."""
     from rtlint import config as config_module
-    from rtlint import registry
+    from rtlint import escape, registry
     from rtlint.runner import RunOptions
 
     args = check_parser(stdout).parse_args(argv)
@@ -129,22 +130,22 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
     if paths == [STDIN]:
         source = _read_stdin(stdin, args.stdin_filename)
         paths = [str(source.path)]
-    # each path is linted with its nearest configuration (or the one given by --config)
-    groups: dict[object, tuple[Config, list[str]]] = {}
+
+    def prepare(config: Config) -> None:  # the command line applies to every configuration found
+        if args.cache_dir is not None:
+            config.cache_dir = args.cache_dir.resolve()
+        if args.force_exclude:
+            config.force_exclude = True
+        config.rule_classes = config.enabled_rules(args.select, args.ignore)
+        config.report_unused = config.selects("RTL100", args.select, args.ignore)
+
+    # each file is linted with its nearest configuration (or the one given by --config)
+    finder = config_module.Finder(args.config, prepare)
     try:
         for given in paths:
-            config = config_module.load(args.config, Path(given))
-            key = config.source.resolve() if config.source else None
-            groups.setdefault(key, (config, []))[1].append(given)
-        for config, _ in groups.values():
-            if args.cache_dir is not None:
-                config.cache_dir = args.cache_dir.resolve()
-            if args.force_exclude:
-                config.force_exclude = True
-            config.rule_classes = config.enabled_rules(args.select, args.ignore)
-            config.report_unused = config.selects("RTL100", args.select, args.ignore)
+            finder.for_path(Path(given))  # configuration errors are usage errors, before any run
     except (config_module.ConfigError, registry.RegistryError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(escape.text(str(exc))) from None
     options = RunOptions(
         fix=args.fix and not args.diff,
         diff=args.diff,
@@ -155,7 +156,7 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
         add_noqa=args.add_noqa,
     )
     writable = _writable_roots(paths) if source is None else (set(), set())
-    return Plan(args, list(groups.values()), options, source, writable)
+    return Plan(args, finder, paths, options, source, writable)
 
 
 def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
@@ -173,22 +174,33 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     from rtlint.discovery import discover
     from rtlint.runner import Runner
 
+    from rtlint import config as config_module
+    from rtlint import escape, registry
+
     ran = Ran([])
-    for config, group_paths in plan.groups:
-        if plan.stdin is not None:
-            ran.reports.extend(_run_stdin(plan.stdin, config, plan.options, ran))
-            continue
-        found = discover(group_paths, config)
-        for error in found.errors:
-            print(f"rtlint: error: {error}", file=stderr)
-            ran.exit_code = EXIT_ERROR
-        if inputs is not None:
-            _note_inputs(inputs, found, config, group_paths)
-        _note_empty_folders(group_paths, found.targets, ran)
-        explicit = {Path(p).absolute() for p in group_paths if not Path(p).is_dir()}
-        runner = Runner(config, config.rule_classes, plan.options, explicit)
-        ran.reports.extend(runner.run(found.targets))
-        ran.checked += len(found.targets)
+    if plan.stdin is not None:
+        config = plan.finder.for_path(plan.stdin.path)
+        ran.reports.extend(_run_stdin(plan.stdin, config, plan.options, ran))
+        return ran
+    try:
+        found = discover(plan.paths, plan.finder)
+    except (config_module.ConfigError, registry.RegistryError) as exc:  # one found in a subfolder
+        print(f"rtlint: error: {escape.text(str(exc))}", file=stderr)
+        ran.exit_code = EXIT_ERROR
+        return ran
+    for error in found.errors:
+        print(f"rtlint: error: {escape.text(error)}", file=stderr)
+        ran.exit_code = EXIT_ERROR
+    _note_empty_folders(plan.paths, found.targets, ran)
+    explicit = {Path(p).absolute() for p in plan.paths if not Path(p).is_dir()}
+    groups: dict[int, tuple[Config, list]] = {}
+    for target in found.targets:
+        groups.setdefault(id(target.config), (target.config, []))[1].append(target)
+    for config, targets in groups.values():
+        ran.reports.extend(Runner(config, config.rule_classes, plan.options, explicit).run(targets))
+    ran.checked += len(found.targets)
+    if inputs is not None:
+        _note_inputs(inputs, found, plan.finder, plan.paths, ran.reports)
     return ran
 
 
@@ -218,13 +230,14 @@ def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
 
 def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
     """Write what the fixes produced: files in place, a diff, or standard input's source."""
-    from rtlint.fixer import FileChanged, write_atomically
+    from rtlint import escape
+    from rtlint.writing import FileChanged, write_atomically
 
     options = plan.options
     written = Written([], ran.exit_code)
     for report in ran.reports:
         for error in report.errors:
-            print(f"rtlint: error: {error}", file=stderr)
+            print(f"rtlint: error: {escape.text(error)}", file=stderr)
             written.exit_code = EXIT_ERROR
         written.fixable_before += report.fixable_before
         if plan.stdin is not None:
@@ -235,7 +248,7 @@ def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
             else:
                 problem = _write(report, plan.writable, write_atomically, FileChanged)
                 if problem is not None:
-                    print(f"rtlint: error: {problem}", file=stderr)
+                    print(f"rtlint: error: {escape.text(problem)}", file=stderr)
                     written.exit_code = EXIT_ERROR
                     # nothing was written: what is on disk still has its findings
                     written.findings.extend(report.unfixed)
@@ -291,19 +304,24 @@ def _write_bytes(stdout: TextIO, data: bytes) -> None:
         stdout.write(data.decode("utf-8", "replace"))
 
 
-def _note_inputs(inputs: dict, found, config, paths: list[str]) -> None:
-    """What this run's result depends on, for the whole-run cache: the files it read, the
-    folders it listed, and the configuration, .gitignore and .git files it looked for above
-    each path."""
+def _note_inputs(inputs: dict, found, finder, paths: list[str], reports: list) -> None:
+    """What this run's result depends on, for the whole-run cache, each as it was before it
+    was read: the files linted, the folders listed, the configuration, .gitignore and
+    pyvenv.cfg files looked for (and .git above each path)."""
     from rtlint import runcache
 
-    inputs["files"] += [str(t.path.absolute()) for t in found.targets]
-    inputs["files"] += [str(p.absolute()) for p in found.ignore_files]
-    if config.source is not None:
-        inputs["files"].append(str(Path(config.source).absolute()))
-    inputs["dirs"] += [str(d.absolute()) for d in found.directories]
+    for report in reports:
+        if report.stamp is None or not report.cacheable:
+            inputs["uncacheable"] = True  # unread, or a resource limit was hit: run again
+        else:
+            inputs["files"][str(report.target.path.absolute())] = (report.stamp, report.digest)
+    for directory, stamp in zip(found.directories, found.directory_stamps):
+        inputs["dirs"][str(directory.absolute())] = stamp
+    inputs["probes"].update(found.probes)
+    inputs["probes"].update(finder.looked_at)
     for given in paths:
-        inputs["probes"] += runcache.probes_above(str(Path(given).resolve()))
+        for probe in runcache.probes_above(str(Path(given).resolve())):
+            inputs["probes"].setdefault(probe, runcache._probe(probe))
 
 
 def _write(report, writable, write_atomically, file_changed) -> str | None:

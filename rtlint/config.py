@@ -1,4 +1,5 @@
-"""Configuration: `[tool.rtlint]` in the nearest pyproject.toml, or a file given by --config."""
+"""Configuration: for each file, `.rtlint.toml` or `[tool.rtlint]` of a pyproject.toml in the
+nearest folder at or above it that has either, or a file given by --config."""
 
 from __future__ import annotations
 
@@ -144,6 +145,17 @@ def _glob_match(relative: str, pattern: str) -> bool:
     return relative.startswith(pattern + "/")
 
 
+CONFIG_NAMES = (".rtlint.toml", "pyproject.toml")  # in one folder, .rtlint.toml wins
+
+
+def _is_config(candidate: Path) -> bool:
+    if not candidate.is_file():
+        return False
+    if candidate.name != "pyproject.toml":
+        return True
+    return "rtlint" in _read_toml(candidate).get("tool", {})
+
+
 def find_config_file(start: Path) -> Path | None:
     try:
         directory = start.resolve()
@@ -152,15 +164,80 @@ def find_config_file(start: Path) -> Path | None:
     if not directory.is_dir():
         directory = directory.parent
     for candidate in (directory, *directory.parents):
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            try:
-                data = _read_toml(pyproject)
-            except ConfigError:
-                raise
-            if "rtlint" in data.get("tool", {}):
-                return pyproject
+        for name in CONFIG_NAMES:
+            if _is_config(candidate / name):
+                return candidate / name
     return None
+
+
+def _table(path: Path, data: dict[str, Any]) -> Any:
+    return data.get("tool", {}).get("rtlint", {}) if path.name == "pyproject.toml" else data
+
+
+class Finder:
+    """The configuration of each file and folder: the one given by --config, or the nearest
+    one (memoised per folder, so a walk reads each configuration once). `prepare` applies the
+    command line to every configuration loaded. `looked_at` maps every configuration file
+    looked for to what was seen before it was read, for the whole-run cache."""
+
+    def __init__(self, explicit: Path | None, prepare=None) -> None:
+        self.explicit = explicit
+        self.prepare = prepare or (lambda config: None)
+        self._by_folder: dict[Path, Config] = {}
+        self._by_file: dict[Path | None, Config] = {}
+        self.looked_at: dict[str, Any] = {}
+
+    def for_path(self, path: Path) -> Config:
+        # a link to a file takes the configuration of the folder the link is in, as in a
+        # walk and in flake8
+        folder = path.absolute() if path.is_dir() else path.absolute().parent
+        try:
+            folder = folder.resolve()
+        except (OSError, RuntimeError):
+            pass
+        return self.for_folder(folder)
+
+    def for_folder(self, directory: Path) -> Config:
+        """`directory` must be resolved (a real path)."""
+        if self.explicit is not None:
+            return self._load(self.explicit)
+        found = self._by_folder.get(directory)
+        if found is not None:
+            return found
+        for name in CONFIG_NAMES:
+            candidate = directory / name
+            self.looked_at[str(candidate)] = _probe(candidate)
+            if _is_config(candidate):
+                config = self._load(candidate)
+                break
+        else:
+            if directory.parent == directory:
+                config = self._load(None)
+            else:
+                config = self.for_folder(directory.parent)
+        self._by_folder[directory] = config
+        return config
+
+    def _load(self, path: Path | None) -> Config:
+        key = path.resolve() if path is not None else None
+        if key not in self._by_file:
+            if path is not None:
+                self.looked_at[str(path.absolute())] = _probe(path)
+            config = load(path, Path.cwd()) if path is not None else Config(root=Path.cwd())
+            self.prepare(config)
+            self._by_file[key] = config
+        return self._by_file[key]
+
+
+def _probe(path: Path) -> Any:
+    """What a run saw of a file it looked for (the whole-run cache compares it again)."""
+    import os
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -187,7 +264,7 @@ def load(explicit: Path | None, start: Path) -> Config:
     found = find_config_file(start)
     if found is None:
         return Config(root=Path.cwd())
-    return from_table(_read_toml(found)["tool"]["rtlint"], found.resolve().parent, found)
+    return from_table(_table(found, _read_toml(found)), found.resolve().parent, found)
 
 
 def from_table(table: dict[str, Any], root: Path, source: Path | None = None) -> Config:

@@ -1,6 +1,8 @@
 """Which files to lint: explicit files always; Python files under directories, minus what
 .gitignore files and the configured excludes leave out. Directory symlinks are not followed
-(no loops); a file is only ever written inside the paths the user gave."""
+(no loops); a file is only ever written inside the paths the user gave. Each file gets the
+configuration nearest to it (a folder with its own configuration uses it below), so a walk,
+a list of files and flake8 agree; a file reached twice is listed once."""
 
 from __future__ import annotations
 
@@ -9,22 +11,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtlint.config import Config
+from rtlint.config import Config, Finder
 
 
 @dataclass(frozen=True)
 class Target:
     path: Path  # as the user will see it
     root: Path  # resolved path given on the command line that led here
+    config: Config | None = field(default=None, compare=False)  # the file's own configuration
 
 
 @dataclass
 class Discovery:
     targets: list[Target]
     errors: list[str]
-    # what the result depends on, for the whole-run cache
+    # what the result depends on, for the whole-run cache: each folder listed with its
+    # (mtime, ctime) taken before listing, and files looked for (.gitignore, pyvenv.cfg of
+    # the folders skipped as virtual envs) with what was seen of them before reading
     directories: list[Path] = field(default_factory=list)
     ignore_files: list[Path] = field(default_factory=list)
+    directory_stamps: list[tuple[int, int] | None] = field(default_factory=list)
+    probes: dict[str, object] = field(default_factory=dict)
 
 
 class _GitIgnores:
@@ -34,11 +41,13 @@ class _GitIgnores:
         self._cache: dict[Path, Any] = {}
         self._chains: dict[tuple[Path, Path], list[tuple[Path, Any]]] = {}
         self.files: list[Path] = []  # the .gitignore files read
+        self.probes: dict[str, object] = {}
 
     def _spec(self, directory: Path) -> Any:
         if directory not in self._cache:
             spec = None
             ignore_file = directory / ".gitignore"
+            self.probes[str(ignore_file)] = _probe(ignore_file)
             if ignore_file.is_file():
                 self.files.append(ignore_file)
                 try:
@@ -89,23 +98,43 @@ def repository_top(directory: Path) -> Path:
     return directory
 
 
-def discover(paths: list[str], config: Config) -> Discovery:
+def _probe(path: Path | str) -> object:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _stamp(directory: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(directory)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ctime_ns)
+
+
+def discover(paths: list[str], configs: Finder | Config) -> Discovery:
+    finder = configs if isinstance(configs, Finder) else _Fixed(configs)
     targets: list[Target] = []
     errors: list[str] = []
     directories: list[Path] = []
+    stamps: list[tuple[int, int] | None] = []
+    probes: dict[str, object] = {}
     seen: set[Path] = set()
     gitignores = _GitIgnores()
 
-    def add(path: Path, root: Path) -> None:
-        # one file reached under two names (a link to a file also given or found) is linted
-        # and fixed once: fixing it twice would fail as "changed on disk" the second time
+    def add(path: Path, root: Path, config: Config) -> None:
+        # one file reached under two names (a link to a file also given or found, a file
+        # given and inside a folder given) is linted and fixed once: fixing it twice would
+        # fail as "changed on disk" the second time
         try:
             key = path.resolve()
         except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
             key = path.absolute()
         if key not in seen:
             seen.add(key)
-            targets.append(Target(path, root))
+            targets.append(Target(path, root, config))
 
     for given in paths:
         path = Path(given)
@@ -119,18 +148,20 @@ def discover(paths: list[str], config: Config) -> Discovery:
             continue
         root = path.resolve()
         if not path.is_dir():
+            config = finder.for_path(path)
             if not (config.force_exclude and config.is_excluded(path)):
-                add(path, root)
+                add(path, root, config)
             continue
         top = repository_top(root)
-        excluded = config.excluder()
-        config_root = str(config.root.resolve())
-        found: list[Path] = []
-        # (the folder as the user will see it, its real path, its path from the config's folder)
-        stack: list[tuple[Path, Path, str | None]] = [(path, root, _relative_to(str(root), config_root))]
+        found: list[tuple[Path, Config]] = []
+        config = finder.for_folder(root)
+        # (the folder as the user will see it, its real path, its configuration and its
+        # path from that configuration's folder)
+        stack = [(path, root, config, config.excluder(), _relative_to(str(root), str(config.root.resolve())))]
         while stack:
-            directory, real, relative = stack.pop()
+            directory, real, config, excluded, relative = stack.pop()
             directories.append(directory)
+            stamps.append(_stamp(directory))  # before listing: an entry added later changes it
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError as exc:
@@ -152,11 +183,32 @@ def discover(paths: list[str], config: Config) -> Discovery:
                 if gitignores.ignored(real / name, is_dir, top):
                     continue
                 if is_dir:
-                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                    marker = os.path.join(entry.path, "pyvenv.cfg")
+                    probes[marker] = _probe(marker)
+                    if probes[marker] is not None:
                         continue
-                    stack.append((Path(entry.path), real / name, child_relative))
+                    child_config = finder.for_folder(real / name)
+                    if child_config is config:
+                        stack.append((Path(entry.path), real / name, config, excluded, child_relative))
+                    else:  # a folder with its own configuration: its excludes apply below it
+                        below = _relative_to(str(real / name), str(child_config.root.resolve()))
+                        stack.append((Path(entry.path), real / name, child_config, child_config.excluder(), below))
                 else:
-                    found.append(Path(entry.path))
-        for child in sorted(found):
-            add(child, root)
-    return Discovery(targets, errors, directories, gitignores.files)
+                    found.append((Path(entry.path), config))
+        for child, child_config in sorted(found, key=lambda item: item[0]):
+            add(child, root, child_config)
+    probes.update(gitignores.probes)
+    return Discovery(targets, errors, directories, gitignores.files, stamps, probes)
+
+
+class _Fixed:
+    """One configuration for everything (a caller that gives a Config, not a Finder)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def for_path(self, path: Path) -> Config:
+        return self.config
+
+    def for_folder(self, directory: Path) -> Config:
+        return self.config

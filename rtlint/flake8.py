@@ -24,8 +24,11 @@ _FLAKE8_OWN = {"RTL900", "RTL901"}
 
 @lru_cache(maxsize=None)
 def _config_file_in(directory: Path) -> Path | None:
-    """The nearest pyproject.toml with [tool.rtlint] at or above `directory`, memoised per
-    folder so a checkout of N files reads each pyproject.toml once, not N times."""
+    """The nearest .rtlint.toml, or pyproject.toml with [tool.rtlint], at or above
+    `directory` (as rtlint itself finds it), memoised per folder so a checkout of N files
+    reads each pyproject.toml once, not N times."""
+    if (directory / ".rtlint.toml").is_file():
+        return directory / ".rtlint.toml"
     candidate = directory / "pyproject.toml"
     if candidate.is_file():
         try:

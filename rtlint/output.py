@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 from urllib.parse import quote
 
-from rtlint import __version__, docs, registry
+from rtlint import __version__, docs, escape, registry
 from rtlint.findings import Finding
 from rtlint.source import split_lines
 
@@ -22,15 +22,17 @@ def text(
     out = []
     for f in findings:
         mark = paint(" [*]", "fixable", color) if f.fixable == "safe" else ""
-        where = paint(f"{f.path}:{f.line}:{f.column}:", "path", color)
-        out.append(f"{where} {paint(f.code, 'code', color)} [{f.name}] {f.message}{mark}")
+        where = paint(escape.text(f"{f.path}:{f.line}:{f.column}:"), "path", color)
+        out.append(f"{where} {paint(f.code, 'code', color)} [{f.name}] {escape.text(f.message)}{mark}")
         if show_source and sources and f.path in sources:
             lines = split_lines(sources[f.path])
             if 1 <= f.line <= len(lines):
                 line = lines[f.line - 1].rstrip("\r\n")
-                out.append(f"    {line}")
-                width = max(1, (f.end_column - f.column) if f.end_line == f.line else len(line) - f.column + 1)
-                out.append("    " + " " * (f.column - 1) + "^" * width)
+                # the caret goes under the escaped text, which can be wider than the source
+                before = escape.source_line(line[: f.column - 1])
+                marked = line[f.column - 1 : f.end_column - 1] if f.end_line == f.line else line[f.column - 1 :]
+                out.append(f"    {escape.source_line(line)}")
+                out.append("    " + " " * len(before) + "^" * max(1, len(escape.source_line(marked))))
     return "".join(line + "\n" for line in out)
 
 
@@ -39,15 +41,23 @@ def _ordered(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: f.sort_key)
 
 
+def _visible(value):
+    """A JSON value with every string made valid Unicode (escape.visible)."""
+    if isinstance(value, str):
+        return escape.visible(value)
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _visible(v) for k, v in value.items()}
+    return value
+
+
 def json_report(findings: Sequence[Finding]) -> str:
-    return json.dumps([f.to_json() | {"url": docs.rule_url(f.code)} for f in _ordered(findings)], indent=2) + "\n"
+    return json.dumps(_visible([f.to_json() | {"url": docs.rule_url(f.code)} for f in _ordered(findings)]), indent=2) + "\n"
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property_value:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
+    return escape.github_property(value) if property_value else escape.github_data(value)
 
 
 def github(findings: Sequence[Finding]) -> str:
@@ -90,7 +100,8 @@ def _artifact(path: str) -> dict[str, str]:
     a file: URI. GitHub code scanning resolves both against the checkout."""
     if Path(path).is_absolute():
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path), "uriBaseId": SRCROOT}
+    # the file name's own bytes, percent-encoded (also those that are not valid UTF-8)
+    return {"uri": quote(path.encode("utf-8", "surrogateescape")), "uriBaseId": SRCROOT}
 
 
 def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
@@ -190,4 +201,4 @@ def sarif(findings: Sequence[Finding]) -> str:
         "results": results,
     }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(document, indent=2) + "\n"
+    return json.dumps(_visible(document), indent=2) + "\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from rtlint import escape
 from rtlint.usage import ENGINE_ERROR_CODES, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def report(plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextI
         out.write(_findings(findings, args, out, written.sources, colour.wanted(args.color, out)))
     if not args.quiet and args.format == "text":
         for note in ran.notes:
-            print(f"rtlint: warning: {note}", file=stderr)
+            print(f"rtlint: warning: {escape.text(note)}", file=stderr)
         _summary(plan, ran, written, exit_code, stderr)
     if exit_code == EXIT_ERROR:
         return EXIT_ERROR
@@ -124,12 +125,13 @@ def show_fixes(fixed_codes: dict[str, list[str]]) -> str:
 def _sources(findings: list) -> dict[str, str]:
     from pathlib import Path
 
+    from rtlint.runner import read_source
     from rtlint.source import Source, UnreadableSource
 
     sources = {}
     for path in {f.path for f in findings}:
         try:
-            sources[path] = Source.from_bytes(Path(path).read_bytes()).text
+            sources[path] = Source.from_bytes(read_source(Path(path))[0]).text  # never a FIFO
         except (OSError, UnreadableSource):
             pass
     return sources

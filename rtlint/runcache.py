@@ -7,9 +7,16 @@ and a content hash), the folders walked and those above them up to the configura
 (their mtime changes when an entry is added, removed or renamed), the configuration and
 .gitignore files. If all of them are as recorded, the recorded output and exit status are
 replayed; otherwise the run goes the normal way (which has its per-file cache) and writes
-a new manifest. A file changed within two seconds of the recording is re-hashed rather than
-trusted by its timestamps (coarse filesystem clocks); no manifest is written while a folder
-is still changing.
+a new manifest.
+
+Every stamp is taken before the input is read (a file's size, mtime, ctime and inode; a
+folder's mtime and ctime before it is listed), and a manifest is written only if all of
+them still hold when the run ends: an edit or a new file during the run is never recorded
+as seen. A file whose stamp is within two seconds of its reading is compared by the digest
+of the bytes that were read (coarse filesystem clocks); no manifest is written while a
+folder is still changing, nor for a run that hit a resource limit. Manifests are sealed
+with the user's key (rtlint.secret) and read without following symlinks: a planted
+manifest is not replayed.
 """
 
 from __future__ import annotations
@@ -19,12 +26,11 @@ import os
 import sys
 import time
 
-try:  # the builtin module, without hashlib's OpenSSL start-up
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - other interpreters
-    from hashlib import blake2b
+from rtlint import secret
+from rtlint.secret import blake2b
 
-_FORMAT = 3  # marshal: a builtin, and far cheaper to load than json
+_FORMAT = 4  # marshal: a builtin, and far cheaper to load than json
+MAX_MANIFEST = 64 << 20
 
 # options that take a value (the rest are flags); an option not listed here means the
 # command line is not one this cache understands, and it is left to the normal path
@@ -69,10 +75,12 @@ def _config_dir(start: str) -> str | None:
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     while True:
+        if os.path.isfile(os.path.join(directory, ".rtlint.toml")):
+            return None  # left to the normal path (which knows its cache-dir)
         candidate = os.path.join(directory, "pyproject.toml")
         try:
             with open(candidate, "rb") as handle:
-                data = handle.read()
+                data = handle.read(1 << 20)
             if b"[tool.rtlint" in data:
                 return None if b"cache-dir" in data else directory  # a configured cache: leave it
         except OSError:
@@ -130,60 +138,76 @@ class Run:
         )
         digest = blake2b(identity.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         self.folder = folder
+        self.name = digest
         self.path = os.path.join(folder, "runs", digest)
+
+    def _runs(self, create: bool) -> int | None:
+        opened = secret.open_folder(self.folder, create)
+        if opened is None:
+            return None
+        top, created = opened
+        try:
+            if created:
+                secret.mark_created(top)
+            return secret.open_subfolder(top, "runs", create)
+        finally:
+            os.close(top)
 
     # -- replay --------------------------------------------------------------------------
     def replay(self) -> tuple[str, str, int] | None:
         if self.path is None:
             return None
-        try:
-            with open(self.path, "rb") as handle:
-                version, manifest = marshal.load(handle)
-        except (OSError, ValueError, EOFError, TypeError):
+        key = secret.key()
+        if key is None:
             return None
-        if version != _FORMAT:
+        runs = self._runs(create=False)
+        if runs is None:
             return None
-        stat = os.stat
         try:
-            # paths are relative to the working folder, which is part of the key; the checks
-            # are list comparisons, so a warm run costs little more than the stat calls
-            if [stat(p).st_mtime_ns for p in manifest["dirs"]] != manifest["dir_stamps"]:
+            data = secret.read_bounded(runs, self.name, MAX_MANIFEST)
+        finally:
+            os.close(runs)
+        payload = None if data is None else secret.unseal(key, "runs/" + self.name, data)
+        if payload is None:
+            return None
+        try:
+            version, manifest = marshal.loads(payload)
+            if version != _FORMAT:
                 return None
-            if [(s.st_size, s.st_mtime_ns, s.st_ino) for s in map(stat, manifest["files"])] != manifest["stamps"]:
-                return None
-            for index, digest in manifest["racy"]:
-                with open(manifest["files"][index], "rb") as handle:
-                    if blake2b(handle.read(), digest_size=16).digest() != digest:
-                        return None
-            if [_probe(p) for p in manifest["probes"]] != manifest["probe_stamps"]:
-                return None
-            return manifest["stdout"], manifest["stderr"], manifest["exit"]
-        except (OSError, KeyError, TypeError, ValueError, IndexError):
+            return _check(manifest)
+        except (OSError, KeyError, TypeError, ValueError, IndexError, EOFError):
             return None
 
     # -- record ----------------------------------------------------------------------------
-    def record(
-        self, files: list[str], dirs: list[str], probes: list[str], stdout: str, stderr: str, exit_code: int
-    ) -> None:
-        if self.path is None:
+    def record(self, inputs: dict, stdout: str, stderr: str, exit_code: int) -> None:
+        """`inputs`: "files" {path: (stamp, digest or None)} with each file's stamp before it
+        was read, "dirs" {path: (mtime, ctime)} before listing, "probes" {path: what was
+        seen}, "uncacheable" when the result must not be replayed."""
+        if self.path is None or inputs.get("uncacheable"):
+            return
+        key = secret.key()
+        if key is None:
             return
         try:
-            written = time.time_ns()
-            folders = sorted({_short(p) for p in dirs})
-            folder_stamps = [os.stat(p).st_mtime_ns for p in folders]
-            if any(written - m < _RACY_NS for m in folder_stamps):
+            now = time.time_ns()
+            dirs = {_short(p): stamp for p, stamp in inputs["dirs"].items()}
+            folders = sorted(dirs)
+            folder_stamps = [_dir_stamp(p) for p in folders]
+            if folder_stamps != [dirs[p] for p in folders]:
+                return  # a folder changed during the run: what it holds now was not seen
+            if any(stamp is None or now - stamp[0] < _RACY_NS for stamp in folder_stamps):
                 return  # a folder is still changing: its mtime cannot be trusted yet
-            paths = sorted({_short(p) for p in files})
-            stamps = []
-            racy = []
-            for index, path in enumerate(paths):
-                stat = os.stat(path)
-                stamps.append((stat.st_size, stat.st_mtime_ns, stat.st_ino))
-                if written - stat.st_mtime_ns < _RACY_NS:
-                    # changed too recently for its mtime to tell a later change: keep a digest
-                    with open(path, "rb") as handle:
-                        racy.append((index, blake2b(handle.read(), digest_size=16).digest()))
-            probe_paths = sorted({_short(p) for p in probes})
+            files = {_short(p): value for p, value in inputs["files"].items()}
+            paths = sorted(files)
+            stamps = [files[p][0] for p in paths]
+            if [_file_stamp(p) for p in paths] != stamps:
+                return  # a file changed since it was read
+            racy = [(index, files[p][1]) for index, p in enumerate(paths) if files[p][1] is not None]
+            probes = {_short(p): value for p, value in inputs["probes"].items()}
+            probe_paths = sorted(probes)
+            probe_stamps = [probes[p] for p in probe_paths]
+            if [_probe(p) for p in probe_paths] != probe_stamps:
+                return
             manifest = {
                 "files": paths,
                 "stamps": stamps,
@@ -191,25 +215,58 @@ class Run:
                 "dirs": folders,
                 "dir_stamps": folder_stamps,
                 "probes": probe_paths,
-                "probe_stamps": [_probe(p) for p in probe_paths],
+                "probe_stamps": probe_stamps,
                 "stdout": stdout,
                 "stderr": stderr,
                 "exit": exit_code,
             }
-            folder = os.path.dirname(self.path)
-            os.makedirs(folder, exist_ok=True)
-            ignore = os.path.join(self.folder, ".gitignore")
-            if not os.path.exists(ignore):
-                with open(ignore, "w", encoding="utf-8") as handle:
-                    handle.write("# created by rtlint\n*\n")
-            import tempfile
-
-            fd, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                marshal.dump((_FORMAT, manifest), handle)
-            os.replace(temporary, self.path)
-        except OSError:
+            payload = marshal.dumps((_FORMAT, manifest))
+            if len(payload) + secret.TAG_SIZE > MAX_MANIFEST:
+                return
+            runs = self._runs(create=True)
+            if runs is None:
+                return
+            try:
+                secret.write_replacing(runs, self.name, secret.seal(key, "runs/" + self.name, payload))
+            finally:
+                os.close(runs)
+        except (OSError, ValueError, TypeError):
             pass  # a cache that cannot be written is only slower
+
+
+def _check(manifest: dict) -> tuple[str, str, int] | None:
+    # paths are relative to the working folder, which is part of the key; the checks are
+    # list comparisons, so a warm run costs little more than the stat calls
+    if [_dir_stamp(p) for p in manifest["dirs"]] != manifest["dir_stamps"]:
+        return None
+    if [_file_stamp(p) for p in manifest["files"]] != manifest["stamps"]:
+        return None
+    for index, digest in manifest["racy"]:
+        with open(manifest["files"][index], "rb") as handle:
+            if blake2b(handle.read(), digest_size=16).digest() != digest:
+                return None
+    if [_probe(p) for p in manifest["probes"]] != manifest["probe_stamps"]:
+        return None
+    stdout, stderr, code = manifest["stdout"], manifest["stderr"], manifest["exit"]
+    if not (isinstance(stdout, str) and isinstance(stderr, str) and code in (0, 1)):
+        return None
+    return stdout, stderr, code
+
+
+def _file_stamp(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def _dir_stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ctime_ns)
 
 
 class Tee:
@@ -240,28 +297,29 @@ def _short(path: str) -> str:
     return path[len(cwd) :] if path.startswith(cwd) else path
 
 
-def _probe(path: str) -> tuple[int, int] | bool | None:
-    """What a run saw of a file it looked for: None (absent), [size, mtime] of a file, or
-    True for a folder (a .git whose contents do not matter, only its presence)."""
+def _probe(path: str) -> tuple[int, int, int] | bool | None:
+    """What a run saw of a file it looked for: None (absent), its (size, mtime, ctime) (as
+    rtlint.config and rtlint.discovery take it before reading), or True for a folder (a
+    .git whose contents do not matter, only its presence)."""
     try:
-        stat = os.stat(path)
+        info = os.stat(path)
     except OSError:
         return None
-    if os.path.isdir(path):
+    if info.st_mode & 0o170000 == 0o040000:
         return True
-    return (stat.st_size, stat.st_mtime_ns)
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def probes_above(path: str) -> list[str]:
     """The files whose presence above `path` decides its configuration and .gitignore
-    semantics: pyproject.toml, .gitignore and .git in every folder up to the root. (Their
-    folders' own mtimes would not do: /tmp changes all the time.)"""
+    semantics: pyproject.toml, .rtlint.toml, .gitignore and .git in every folder up to the
+    root. (Their folders' own mtimes would not do: /tmp changes all the time.)"""
     directory = os.path.abspath(path)
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     found = []
     while True:
-        found += [os.path.join(directory, name) for name in ("pyproject.toml", ".gitignore", ".git")]
+        found += [os.path.join(directory, name) for name in ("pyproject.toml", ".rtlint.toml", ".gitignore", ".git")]
         parent = os.path.dirname(directory)
         if parent == directory:
             return found

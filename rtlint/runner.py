@@ -18,6 +18,10 @@ from rtlint.source import Source, UnreadableSource
 
 # below this many files to parse, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 8
+MAX_SOURCE = 64 << 20  # larger is not a source file (and reading it could exhaust memory)
+# findings that say a limit was hit, not what the file is: never cached (issue 15)
+_RESOURCE_MARKERS = ("too deeply nested", "out of memory", "MemoryError", "RecursionError")
+_KINDS = {0o010000: "a FIFO", 0o020000: "a character device", 0o060000: "a block device", 0o140000: "a socket", 0o040000: "a folder"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,12 @@ class FileReport:
     # the findings of the file as it is on disk: what to report if `fixed_bytes` is not
     # written after all (the file changed meanwhile, is read-only, links outside the paths)
     unfixed: list[Finding] = field(default_factory=list)
+    # for the whole-run cache: the file's stat before it was read (size, mtime, ctime,
+    # inode), its digest when that stat is too recent to trust, and whether the result may
+    # be cached at all (not when a resource limit was hit)
+    stamp: tuple[int, int, int, int] | None = None
+    digest: bytes | None = None
+    cacheable: bool = True
 
 
 def display_path(path: Path) -> str:
@@ -66,6 +76,8 @@ class _Job:
     raw: bytes
     source: Source
     explicit: bool
+    stamp: tuple[int, int, int, int] | None = None
+    digest: bytes | None = None
 
 
 class Runner:
@@ -93,11 +105,13 @@ class Runner:
     # -- stage 1, in this process: read, decode, pre-filter, cache ---------------------
     def _prepare(self, target: Target, raw: bytes | None = None) -> FileReport | _Job:
         """`raw` is the file's content when it does not come from disk (standard input)."""
+        stamp = None
         if raw is None:
             try:
-                raw = target.path.read_bytes()
+                raw, stamp = read_source(target.path)
             except OSError as exc:
                 return self._unreadable(target, exc.strerror or str(exc))
+        digest = _digest_if_recent(raw, stamp) if stamp is not None else None
         explicit = target.path.absolute() in self.explicit
         suppressions = self.config.report_unused and b"RTL" in raw  # RTL100 reads every file that names a code
         if not explicit and not suppressions and not self._rules_for(target, raw):
@@ -107,17 +121,17 @@ class Runner:
                 try:
                     Source.from_bytes(raw)
                 except UnreadableSource as exc:
-                    return self._unreadable(target, str(exc))
-            return FileReport(target, "")
+                    return self._unreadable(target, str(exc), stamp, digest)
+            return FileReport(target, "", stamp=stamp, digest=digest)
         try:
             source = Source.from_bytes(raw)
         except UnreadableSource as exc:
-            return self._unreadable(target, str(exc))
-        return _Job(target, display_path(target.path), raw, source, explicit)
+            return self._unreadable(target, str(exc), stamp, digest)
+        return _Job(target, display_path(target.path), raw, source, explicit, stamp, digest)
 
-    def _unreadable(self, target: Target, why: str) -> FileReport:
+    def _unreadable(self, target: Target, why: str, stamp=None, digest=None) -> FileReport:
         display = display_path(target.path)
-        report = FileReport(target, display)
+        report = FileReport(target, display, stamp=stamp, digest=digest)
         report.findings = self._without_ignored(target, [engine_finding("RTL901", display, f"cannot read file: {why}")])
         return report
 
@@ -135,7 +149,7 @@ class Runner:
         from rtlint.adoption import fix_with_suppressions, with_noqa
         from rtlint.fixer import attach_fixes
 
-        report = FileReport(job.target, job.display, original=job.raw)
+        report = FileReport(job.target, job.display, original=job.raw, stamp=job.stamp, digest=job.digest)
         rules = self._rules_for(job.target, job.raw)
         text = job.source.text
         unused_for = self._unused_for(job.target)
@@ -172,6 +186,9 @@ class Runner:
         for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
+        report.cacheable = not any(
+            f.code in ("RTL900", "RTL902") and any(m in f.message for m in _RESOURCE_MARKERS) for f in findings
+        )
         report.unfixed = self._without_ignored(job.target, unfixed) if report.fixed_bytes is not None else []
         return report
 
@@ -195,15 +212,16 @@ class Runner:
             key = None
             if self.cache is not None and not self.options.fixing:
                 key = self.cache.key(prepared.raw, prepared.display)
-                cached = self.cache.get(key)
+                cached = self.cache.get(key, prepared.display)
                 if cached is not None:
-                    reports.append(FileReport(target, prepared.display, [_finding_from_json(d) for d in cached]))
+                    findings = [_finding_from_json(d) for d in cached]
+                    reports.append(FileReport(target, prepared.display, findings, stamp=prepared.stamp, digest=prepared.digest))
                     continue
             jobs.append((len(reports), prepared, key))
             reports.append(None)
         for (index, _, key), report in zip(jobs, self._map([job for _, job, _ in jobs])):
             reports[index] = report
-            if key is not None and self.cache is not None and not report.errors:
+            if key is not None and self.cache is not None and not report.errors and report.cacheable:
                 self.cache.put(key, [f.to_json() | {"fixable": f.fixable, "symbol": f.symbol} for f in report.findings])
         return [r for r in reports if r is not None]
 
@@ -211,10 +229,58 @@ class Runner:
         workers = self.options.jobs if self.options.jobs is not None else (os.cpu_count() or 1)
         if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
             return [self.process(job) for job in jobs]
-        from concurrent.futures import ProcessPoolExecutor  # only when a pool starts: it costs ~15 ms
+        from rtlint import pool  # only when a pool starts: multiprocessing costs ~15 ms
 
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-            return list(pool.map(self.process, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+        chunk = max(1, len(jobs) // (workers * 4))
+        return pool.run(self.process, jobs, min(workers, len(jobs)), chunk, _lost)
+
+
+def _lost(job: _Job, why: str) -> FileReport:
+    """The report of a file whose worker died: an error for it alone, nothing cached."""
+    report = FileReport(job.target, job.display, stamp=job.stamp, digest=job.digest, cacheable=False)
+    report.errors.append(f"{job.display}: not linted: {why}")
+    return report
+
+
+def read_source(path: Path) -> tuple[bytes, tuple[int, int, int, int]]:
+    """The bytes of a regular file, and its stat taken before reading. Anything else (a FIFO,
+    a device, a link to /dev/zero) is refused before it is opened: it could block forever or
+    never end."""
+    import stat as stat_module
+
+    info = os.stat(path)
+    if not stat_module.S_ISREG(info.st_mode):
+        kind = _KINDS.get(stat_module.S_IFMT(info.st_mode), "not a regular file")
+        raise OSError(0, f"not a regular file ({kind})" if kind != "not a regular file" else kind)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)  # the file opened, not the one stat()ed a moment ago
+        if not stat_module.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file")
+        if info.st_size > MAX_SOURCE:
+            raise OSError(0, f"too large ({info.st_size} bytes)")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            raw = handle.read(MAX_SOURCE + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_SOURCE:
+        raise OSError(0, "too large")
+    return raw, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+_RACY_NS = 2_000_000_000
+
+
+def _digest_if_recent(raw: bytes, stamp: tuple[int, int, int, int]) -> bytes | None:
+    """A digest of what was read when the stat is too recent to tell a later change by
+    (coarse filesystem clocks): the whole-run cache compares it instead."""
+    import time
+
+    if time.time_ns() - max(stamp[1], stamp[2]) >= _RACY_NS:
+        return None
+    from rtlint.runcache import blake2b
+
+    return blake2b(raw, digest_size=16).digest()
 
 
 def _finding_from_json(data: dict) -> Finding:

@@ -11,6 +11,17 @@ from dataclasses import dataclass
 # Python's tokenizer ends lines only at \r\n, \r and \n; str.splitlines would also split at
 # form feeds and other separators and shift every line number after them.
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_RAW_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def _split_raw(raw: bytes) -> list[bytes]:
+    lines, start = [], 0
+    for match in _RAW_LINE_END.finditer(raw):
+        lines.append(raw[start : match.end()])
+        start = match.end()
+    if start < len(raw):
+        lines.append(raw[start:])
+    return lines
 
 
 class UnreadableSource(Exception):
@@ -63,11 +74,43 @@ class Source:
         return cls(raw, encoding, text)
 
     def encode(self, text: str) -> bytes:
-        """Bytes for `text` in this file's encoding (a BOM is kept by utf-8-sig)."""
-        data = text.encode(self.encoding)
+        """Bytes for `text` in this file's encoding (a BOM is kept by utf-8-sig). Lines
+        that `text` shares with the file keep their bytes: a codec with more than one way
+        to write a character (cp932, utf-7) would otherwise re-encode them."""
+        data = None
+        if codecs.lookup(self.encoding).name not in ("utf-8", "utf-8-sig", "ascii"):
+            data = self._encode_changed_lines(text)
+        if data is None:
+            data = text.encode(self.encoding)
         if self.raw.startswith(codecs.BOM_UTF8) and not data.startswith(codecs.BOM_UTF8):
             data = codecs.BOM_UTF8 + data
         return data
+
+    def _encode_changed_lines(self, text: str) -> bytes | None:
+        import difflib
+
+        raw = self.raw[len(codecs.BOM_UTF8) :] if self.raw.startswith(codecs.BOM_UTF8) else self.raw
+        raw_lines = _split_raw(raw)
+        old = split_lines(self.text)
+        if len(raw_lines) != len(old):
+            return None
+        try:
+            if any(r.decode(self.encoding) != o for r, o in zip(raw_lines, old)):
+                return None  # lines do not map one to one onto bytes in this codec
+        except UnicodeDecodeError:
+            return None
+        new = split_lines(text)
+        parts = []
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag == "equal":
+                parts += raw_lines[i1:i2]
+            else:
+                parts.append("".join(new[j1:j2]).encode(self.encoding))
+        data = b"".join(parts)
+        try:
+            return data if data.decode(self.encoding) == text else None
+        except UnicodeDecodeError:
+            return None
 
     @property
     def lines(self) -> list[str]:

@@ -12,6 +12,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+# the cache key lives in the user's cache home: the tests (and the rtlint processes they
+# start) use one of their own, not the real one
+if "RTLINT_TEST_CACHE_HOME" not in os.environ:
+    import tempfile
+
+    os.environ["RTLINT_TEST_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="rtlint-test-home-")
 FIXTURES = REPO / "fixtures"
 
 

@@ -149,14 +149,14 @@ def test_unreadable_file_simulated(project: Path, monkeypatch: pytest.MonkeyPatc
     """The same as the chmod 000 case, whoever runs the tests: reading raises EACCES."""
     (project / "secret.py").write_text(BUGGY)
     (project / "good.py").write_text(BUGGY)
-    real_read_bytes = Path.read_bytes
+    real_open = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "secret.py":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    def opened(path, *args, **kwargs) -> int:
+        if os.path.basename(path) == "secret.py":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", opened)
     run = run_main("--no-cache", ".")
     assert "secret.py:1:1: RTL901 [unreadable-file] cannot read file: Permission denied" in run.stdout
     assert f"good.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001" in run.stdout

@@ -111,3 +111,40 @@ class StubbornFix(_MarkerRule):
         editor = file.editor
         comment = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment("# touched"))
         editor.replace(editor.locate(finding.data), lambda line: line.with_changes(trailing_whitespace=comment))
+
+
+class DyingWorker(_MarkerRule):
+    """Kills the worker process that checks `rtlint_die_in_worker()` (as the OOM killer
+    would); in the main process it reports nothing."""
+
+    code = "RTL806"
+    name = "test-dying-worker"
+    summary = "test rule whose worker dies"
+    marker = "rtlint_die_in_worker"
+    applicability = None
+
+    def check(self, file) -> Iterator[Finding]:
+        import multiprocessing
+        import os
+        import signal
+
+        if multiprocessing.parent_process() is not None and any(True for _ in super().check(file)):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return iter(())
+
+
+class QuotingRule(_MarkerRule):
+    """Quotes the source of `rtlint_quote(...)` in its message, as RTL002's "(if ...)"
+    clause quotes code: what the code holds reaches every output format."""
+
+    code = "RTL807"
+    name = "test-quoting"
+    summary = "test rule that quotes source"
+    marker = "rtlint_quote"
+    applicability = None
+
+    def check(self, file) -> Iterator[Finding]:
+        for finding in super().check(file):
+            line = file.lines[finding.line - 1].rstrip("\r\n")
+            finding.message = f"quoted: {line}"
+            yield finding

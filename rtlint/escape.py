@@ -1,0 +1,59 @@
+"""Escaping what rtlint did not write (paths, messages that quote source, source lines)
+before it reaches a terminal, a CI log or a report.
+
+- `text`: control characters (C0, DEL, C1), bidirectional controls and line or paragraph
+  separators are shown as \\n, \\x1b, \\u202e...; bytes of a file name that are not valid
+  UTF-8 (surrogate escapes, as os.fsdecode gives them) as \\xff. What is left cannot move
+  the cursor, recolour the terminal, start a new line or reorder what is shown.
+- `github_data` / `github_property`: GitHub's workflow-command escaping (%, CR, LF; and
+  `:` and `,` in properties, as @actions/core's escapeData/escapeProperty), the other
+  controls shown as `text` shows them (a log line must not carry them either).
+- `visible`: for JSON and SARIF, which can hold any character but not a lone surrogate:
+  undecodable bytes become \\xff, everything else is left to the JSON encoder.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+_UNSAFE_KEEP_TAB = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+_UNSAFE_IN_GITHUB = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _one(match: re.Match) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    point = ord(char)
+    if 0xDC80 <= point <= 0xDCFF:  # an undecodable byte of a file name
+        return f"\\x{point - 0xDC00:02x}"
+    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
+
+
+def text(value: str) -> str:
+    return _UNSAFE.sub(_one, value) if _UNSAFE.search(value) else value
+
+
+def source_line(value: str) -> str:
+    """A line of source for --show-source: as `text`, but a tab stays a tab."""
+    return _UNSAFE_KEEP_TAB.sub(_one, value) if _UNSAFE_KEEP_TAB.search(value) else value
+
+
+def visible(value: str) -> str:
+    return _SURROGATE.sub(_one, value) if _SURROGATE.search(value) else value
+
+
+def github_data(value: str) -> str:
+    # as @actions/core escapes data (the runner unescapes %0D, %0A, %25); the other
+    # controls are shown as `text` shows them
+    value = _UNSAFE_IN_GITHUB.sub(_one, value)
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(value: str) -> str:
+    # ... and also %3A, %2C in property values
+    return github_data(value).replace(":", "%3A").replace(",", "%2C")
