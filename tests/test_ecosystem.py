@@ -173,3 +173,19 @@ def test_markdown_is_deterministic_whatever_the_order_of_results():
     sections = [line for line in expected.splitlines() if line.startswith("## ")]
     assert sections == ["## Summary", "## Difference from base to head", "## Findings of head, with verdicts",
                         "## RTL9xx and crashes", "## Skipped packages", "## Time and memory per package"]
+
+
+def test_every_file_names_each_python_file_and_leaves_out_the_git_marker(tmp_path):
+    # the fake rtlint reports one finding per path it was given, so the findings are its arguments
+    body = ("import json, sys; paths = sys.argv[sys.argv.index('--config') + 2:]\n"
+            "print(json.dumps([{'path': p, 'line': 1, 'code': 'RTL001', 'message': 'given'} for p in paths]))")
+    version = _fake_rtlint(tmp_path / "fake", body)
+    tree = tmp_path / "pkg"
+    for name in ("b/mod.py", "a.py", ".git/hook.py", "b/data.txt"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("x = 1\n")
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    assert [f.path for f in runner.lint(version, tree, config, 60.0, every_file=True).findings] == ["a.py", "b/mod.py"]
+    assert [f.path for f in runner.lint(version, tree, config, 60.0).findings] == ["."]
+    assert runner.count(tree) == (2, 2)

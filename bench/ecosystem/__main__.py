@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=runner.LINT_TIMEOUT, help="seconds for one package's lint (default %(default)s)")
     parser.add_argument("--download-timeout", type=float, default=fetch.DOWNLOAD_TIMEOUT, help="seconds for one package's download")
     parser.add_argument("--retry-skipped", action="store_true", help="ask pip again for the packages it had no wheel for")
+    parser.add_argument("--every-file", action="store_true",
+                        help="name every .py file, so rtlint parses all of them (its pre-filter skips files without its vocabulary)")
     parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run with the current verdicts")
     args = parser.parse_args(argv)
     if args.refresh:
@@ -72,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         result = compare.PackageResult(item.package, skipped=item.reason)
         if item.tree is not None:
             result.files, result.lines = runner.count(item.tree)
-            result.base = runner.lint(base, item.tree, config, args.timeout)
-            result.head = runner.lint(head, item.tree, config, args.timeout)
+            result.base = runner.lint(base, item.tree, config, args.timeout, args.every_file)
+            result.head = runner.lint(head, item.tree, config, args.timeout, args.every_file)
             flag = " CRASH" if result.base.crashed or result.head.crashed else ""
             print(f"  {item.package.pin:<48} {result.files:5} files  base {result.base.wall:5.2f} s {len(result.base.findings):3}"
                   f"  head {result.head.wall:5.2f} s {len(result.head.findings):3}{flag}", flush=True)

@@ -57,9 +57,12 @@ def parse_findings(stdout: str) -> list[Finding]:
     return sorted(out)
 
 
-def lint(version: Version, tree: Path, config: Path, timeout: float = LINT_TIMEOUT) -> Outcome:
+def lint(version: Version, tree: Path, config: Path, timeout: float = LINT_TIMEOUT, every_file: bool = False) -> Outcome:
+    """every_file: name each .py file on the command line, so that rtlint parses all of them
+    (a file found by walking a folder is parsed only when it holds a rule's vocabulary)."""
+    targets = python_files(tree) if every_file else ["."]
     argv = [version.python, "-m", "rtlint", "check", "--format", "json", "--select", "RTL", "--no-cache",
-            "--config", str(config), "."]
+            "--config", str(config), *targets]
     env = {**os.environ, "PYTHONPATH": str(version.pythonpath), "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -90,14 +93,16 @@ def lint(version: Version, tree: Path, config: Path, timeout: float = LINT_TIMEO
     return outcome
 
 
-def count(tree: Path) -> tuple[int, int]:
-    """Python files and lines of an unpacked package (its .git marker left out)."""
-    files = lines = 0
+def python_files(tree: Path) -> list[str]:
+    """The .py files of an unpacked package relative to it, sorted (its .git marker left out)."""
+    found = []
     for folder, dirs, names in os.walk(tree):
         dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names:
-            if name.endswith(".py"):
-                files += 1
-                with open(os.path.join(folder, name), "rb") as handle:
-                    lines += handle.read().count(b"\n")
-    return files, lines
+        found += [os.path.relpath(os.path.join(folder, n), tree) for n in names if n.endswith(".py")]
+    return sorted(found)
+
+
+def count(tree: Path) -> tuple[int, int]:
+    """Python files and lines of an unpacked package."""
+    files = python_files(tree)
+    return len(files), sum((tree / f).read_bytes().count(b"\n") for f in files)
