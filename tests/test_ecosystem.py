@@ -189,3 +189,10 @@ def test_every_file_names_each_python_file_and_leaves_out_the_git_marker(tmp_pat
     assert [f.path for f in runner.lint(version, tree, config, 60.0, every_file=True).findings] == ["a.py", "b/mod.py"]
     assert [f.path for f in runner.lint(version, tree, config, 60.0).findings] == ["."]
     assert runner.count(tree) == (2, 2)
+
+
+def test_the_checked_in_verdicts_parse_and_name_listed_packages():
+    verdicts = compare.load_verdicts()
+    listed = {p.name for p in packages.load()}
+    assert verdicts and all(package in listed for _, package, _, _ in verdicts)
+    assert all(v.kind in ("TP", "FP") and len(v.text) > 40 for v in verdicts.values())  # a reason, not a bare label
