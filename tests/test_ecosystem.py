@@ -196,3 +196,15 @@ def test_the_checked_in_verdicts_parse_and_name_listed_packages():
     listed = {p.name for p in packages.load()}
     assert verdicts and all(package in listed for _, package, _, _ in verdicts)
     assert all(v.kind in ("TP", "FP") and len(v.text) > 40 for v in verdicts.values())  # a reason, not a bare label
+
+
+def test_refresh_rewrites_the_list_from_the_index_and_says_what_changed(tmp_path, capsys):
+    from bench.ecosystem.__main__ import main
+
+    index, listed = tmp_path / "pypi.tsv", tmp_path / "packages.txt"
+    index.write_text(INDEX)
+    listed.write_text(packages.render([Package("livekit-agents", "1.8.8"), Package("livekit-gone", "0.1")]))
+    assert main(["--refresh", "--index", str(index), "--packages", str(listed)]) == 0
+    assert packages.load(listed) == packages.derive(INDEX.splitlines())
+    out = capsys.readouterr().out
+    assert "+ livekit-agents==1.8.9" in out and "- livekit-agents==1.8.8" in out and "- livekit-gone==0.1" in out

@@ -17,7 +17,11 @@ from bench.ecosystem import compare, fetch, packages, render, runner, versions
 from bench.report import cpu_model, load
 
 HERE = Path(__file__).resolve().parent.parent
-LAST_RUN = fetch.ROOT / "last-run.pickle"  # the results behind the last report, for --report-only
+
+
+def _last_run(output: Path) -> Path:
+    """Where the results behind a report are kept, for --report-only (one per report file name)."""
+    return fetch.ROOT / f"{output.name}.pickle"
 
 
 def _refresh(args) -> int:
@@ -52,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.refresh:
         return _refresh(args)
     if args.report_only:
-        results, context = pickle.loads(LAST_RUN.read_bytes())
+        if not _last_run(args.output).exists():
+            parser.error(f"--report-only: no earlier run wrote {args.output.name}")
+        results, context = pickle.loads(_last_run(args.output).read_bytes())
         return _report(results, context, compare.load_verdicts(args.verdicts), args.output)
     started, load_before = time.time(), load()
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -85,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         machine=f"{os.cpu_count()} cores ({cpu_model()}), load average before {load_before}, after {load()}",
         date=date, elapsed=time.time() - started,
     )
-    LAST_RUN.write_bytes(pickle.dumps((results, context)))
+    _last_run(args.output).write_bytes(pickle.dumps((results, context)))
     return _report(results, context, verdicts, args.output)
 
 
