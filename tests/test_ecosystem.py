@@ -142,14 +142,16 @@ def _results() -> list[PackageResult]:
 
 
 def test_markdown_reports_summary_difference_verdicts_and_errors():
-    verdicts = {("RTL001", "livekit-agents", "livekit/a.py", 10): compare.Verdict("TP", "two pushes interleave")}
+    verdicts = {("RTL001", "livekit-agents", "livekit/a.py", 10): compare.Verdict("TP", "two pushes interleave"),
+                ("RTL001", "livekit-agents", "livekit/b.py", 30): compare.Verdict("FP", "gone in head")}
     context = render.Context("`main~1`: abc old", "`HEAD`: def new", "2 cores", "2026-12-01 10:00 UTC", 90.0)
     text = render.markdown(_results(), verdicts, context)
     assert "| packages linted (a wheel) | 3 | 3 |" in text
     assert "| packages skipped (no wheel) | 1 | 1 |" in text
     assert "| Python files | 6 | 6 |" in text
     assert "| findings RTL001 | 2 | 1 |" in text and "| findings RTL002 | 0 | 1 |" in text
-    assert "| findings judged TP | 1 | 1 |" in text and "| findings without a verdict | 1 | 1 |" in text
+    assert "| findings judged TP | 1 | 1 |" in text and "| findings without a verdict | 0 | 1 |" in text
+    assert "| findings judged FP | 1 | 0 |" in text
     assert "| RTL9xx (engine errors) | 0 | 1 |" in text and "| packages whose run crashed | 0 | 1 |" in text
     assert "| time, sum over packages (s) | 1.9 | 121.8 |" in text
     assert "| peak memory, largest process (MiB) | 100 | 90 |" in text
@@ -161,6 +163,7 @@ def test_markdown_reports_summary_difference_verdicts_and_errors():
     assert "- livekit-broken==0.1 (head): crash: timed out after 120 s" in text
     assert "- pipecat-ai==1.0 (head): RTL900 `bad.py:4` syntax" in text
     assert "| livekit-portal==0.2.8 | no wheel for this platform |" in text
+    assert "- RTL001 livekit-agents `livekit/b.py:30` (FP)" in text  # a verdict on a finding head no longer reports
 
 
 def test_markdown_is_deterministic_whatever_the_order_of_results():

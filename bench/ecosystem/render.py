@@ -84,6 +84,13 @@ def findings(results: list[PackageResult], verdicts) -> list[str]:
     return out or ["None.", ""]
 
 
+def unmatched(results: list[PackageResult], verdicts) -> list[str]:
+    """Verdicts on findings head does not report (fixed, or judged on another version): kept, listed."""
+    found = {(f.code, r.package.name, f.path, f.line) for r in results if r.head for f in r.head.findings}
+    return [f"- {code} {package} `{path}:{line}` ({verdicts[(code, package, path, line)].kind})"
+            for code, package, path, line in sorted(set(verdicts) - found)] or ["None."]
+
+
 def errors(results: list[PackageResult]) -> list[str]:
     out = []
     for result in results:
@@ -134,6 +141,10 @@ def markdown(results: list[PackageResult], verdicts: dict[VerdictKey, Verdict], 
         "## Findings of head, with verdicts",
         "",
         *findings(results, verdicts),
+        "Verdicts in bench/ecosystem_verdicts.txt on findings head does not report:",
+        "",
+        *unmatched(results, verdicts),
+        "",
         "## RTL9xx and crashes",
         "",
         *errors(results),
