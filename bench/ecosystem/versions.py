@@ -50,7 +50,8 @@ def _extract(commit: str, folder: Path) -> None:
     data = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", commit, "rtlint", "rules", "pyproject.toml", "README.md"],
                           capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        archive.extractall(partial, filter="data")
+        # the "data" filter (no absolute paths, links out, devices) where this Python has it
+        archive.extractall(partial, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     _layout(partial)
     shutil.rmtree(folder, ignore_errors=True)
     partial.rename(folder)
