@@ -285,7 +285,23 @@ class Editor:
         return not any(self._edits.values()) and not any(self._block_ops.values())
 
     def result(self) -> cst.Module:
-        return self.module.visit(_Apply(self._edits, self._block_ops, self._spine))
+        return self.applied().module
+
+    def applied(self) -> Applied:
+        """The edited tree, and what changed where (for splicing it into the text)."""
+        transform = _Apply(self._edits, self._block_ops, self._spine)
+        module = self.module.visit(transform)
+        edited = {key for key, changes in self._edits.items() if changes}
+        return Applied(module, transform.new, transform.segments, edited)
+
+
+@dataclass
+class Applied:
+    module: cst.Module
+    new: dict[int, Any]  # id of an original node on the spine -> its edited node
+    # id of an original block -> the (start, stop, how many statements replace them) of its edits
+    segments: dict[int, list[tuple[int, int, int]]]
+    edited: set[int]  # ids of the original nodes that an edit replaces
 
 
 class _Apply(cst.CSTTransformer):
@@ -294,6 +310,8 @@ class _Apply(cst.CSTTransformer):
         self.edits = edits
         self.block_ops = block_ops
         self.spine = spine
+        self.new: dict[int, Any] = {}
+        self.segments: dict[int, list[tuple[int, int, int]]] = {}
 
     def on_visit(self, node: Any) -> bool:
         return id(node) in self.spine  # nothing to change below any other node
@@ -304,23 +322,34 @@ class _Apply(cst.CSTTransformer):
             result = change(result)
         ops = self.block_ops.get(id(original_node))
         if ops:
-            result = _apply_block_ops(result, [(start, stop, op) for _, start, stop, op in ops])
-        return _drop_emptied_clauses(result)
+            result, self.segments[id(original_node)] = _apply_block_ops(
+                result, [(start, stop, op) for _, start, stop, op in ops]
+            )
+        result = _drop_emptied_clauses(result)
+        if id(original_node) in self.spine:
+            self.new[id(original_node)] = result
+        return result
 
 
-def _apply_block_ops(block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]) -> Any:
+def _apply_block_ops(
+    block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]
+) -> tuple[Any, list[tuple[int, int, int]]]:
     if isinstance(block, cst.SimpleStatementSuite):
         # a one-line suite (`if x: a; b`) becomes an indented block so lines can be edited
         block = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[s]) for s in block.body])
     body = list(block.body)
+    segments = []
     # from the end, so earlier indexes stay valid
     for start, stop, op in sorted(ops, key=lambda o: (o[0], o[1]), reverse=True):
-        body[start:stop] = op(body[start:stop])
+        replacement = op(body[start:stop])
+        body[start:stop] = replacement
+        segments.append((start, stop, len(replacement)))
+    segments.reverse()
     if isinstance(block, cst.Module):
-        return block.with_changes(body=body)
+        return block.with_changes(body=body), segments
     if not body:  # a block cannot be empty: the statement removed was its only one
         body = [EMPTIED]
-    return block.with_changes(body=body)
+    return block.with_changes(body=body), segments
 
 
 # the `pass` left in a block whose only statement a fix removed; an `else:` or `finally:`

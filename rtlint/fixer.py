@@ -33,6 +33,9 @@ class FixOutcome:
     findings: list[Finding]  # what remains to report
     applied: list[Finding] = field(default_factory=list)
     failure: str | None = None  # why nothing was written
+    # the LibCST and `ast` trees of `text` when the run made them (for the fixes of JSON/SARIF)
+    module: object = None
+    tree: object = None
 
 
 def _libcst_module(text: str):
@@ -76,7 +79,22 @@ def keep_original_bytes(text: str, module, rendered: str) -> str | None:
     return result
 
 
-def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings) -> Fix | None:
+def _render(editor, text: str, tree, module) -> tuple[object, str | None]:
+    """(the edited tree, the edited text): the changed statements spliced into `text`, or
+    failing that (LibCST's code does not line up with the text) the whole module rendered
+    with the untouched lines taken from `text`; the text is None when neither can be done."""
+    from rtlint.splice import CannotSplice, spliced
+
+    if tree is not None:
+        try:
+            return spliced(editor, text, tree)
+        except CannotSplice:
+            pass
+    edited = editor.result()
+    return edited, keep_original_bytes(text, module, edited.code)
+
+
+def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings, tree=None) -> Fix | None:
     """The edits of one finding's fix against `text`, or None when the rule cannot build it."""
     from rtlint.cstedit import CannotFix, Editor
 
@@ -90,23 +108,32 @@ def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Setting
         return None
     if editor.empty:
         return None
-    rendered = keep_original_bytes(text, module, editor.result().code)
+    _, rendered = _render(editor, text, tree, module)
     if rendered is None:
         return None
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
 
-def attach_fixes(findings: Sequence[Finding], text: str, rules: Sequence[Rule], settings: Settings) -> None:
-    """Fill in `finding.fix` (for JSON and SARIF) without changing anything."""
+def attach_fixes(
+    findings: Sequence[Finding], text: str, rules: Sequence[Rule], settings: Settings, *, module=None, tree=None
+) -> None:
+    """Fill in `finding.fix` (for JSON and SARIF) without changing anything. `module` and
+    `tree` are the LibCST and `ast` trees of `text` when the caller has them (a fix run)."""
     by_code = {rule.code: rule for rule in rules}
     wanted = [f for f in findings if f.fixable and f.code in by_code]
     if not wanted:
         return
-    module = _libcst_module(text)
+    if module is None:
+        module = _libcst_module(text)
+    if tree is None:
+        try:
+            tree = parse(text, "<fix>")
+        except ParseError:
+            tree = None
     for finding in wanted:
         try:
-            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings)
+            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings, tree)
         except Exception:
             finding.fix = None
 
@@ -119,15 +146,23 @@ def fix_text(
     *,
     unsafe: bool = False,
     findings: list[Finding] | None = None,
+    tree=None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are applied together in one transform; the
-    others wait for the next pass, re-detected on the new text."""
+    others wait for the next pass, re-detected on the new text. The file is parsed by LibCST
+    once: a pass edits the tree the pass before it left, and only the statements it changed
+    are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known)."""
     from rtlint.cstedit import CannotFix, Editor
 
     by_code = {rule.code: rule for rule in rules}
+    if tree is None:
+        try:
+            tree = parse(text, display_path)
+        except ParseError:
+            tree = None
     if findings is None:
-        findings = lint_text(text, display_path, rules, settings)
+        findings = lint_text(text, display_path, rules, settings, tree=tree)
     current = text
     module = None
     applied: list[Finding] = []
@@ -179,7 +214,7 @@ def fix_text(
             break
         codes = ", ".join(sorted({f.code for f in chosen}))
         try:
-            candidate = keep_original_bytes(current, module, editor.result().code)
+            edited, candidate = _render(editor, current, tree, module)
         except RecursionError:
             return failed(f"{codes} fix not applied: {_TOO_DEEP}")
         except Exception as exc:
@@ -195,11 +230,11 @@ def fix_text(
                 passes_left += MAX_PASSES + 2 * len(wanted)  # enough for one fix per pass
                 continue
             return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
-        # the next pass, if any, parses the new text with LibCST (a big file's LibCST parse
-        # costs as much as the rest of the fix: it is not done when no fix is left)
-        current, findings, module = candidate, verified, None
+        # the next pass edits the tree this one produced: the same statements as the new
+        # text, line for line (no second LibCST parse)
+        current, (findings, tree), module = candidate, verified, edited
         applied.extend(chosen)
-    return FixOutcome(current, findings, applied)
+    return FixOutcome(current, findings, applied, module=module, tree=tree)
 
 
 def _verify(
@@ -209,8 +244,9 @@ def _verify(
     chosen: list[Finding],
     rules: Sequence[Rule],
     settings: Settings,
-) -> str | list[Finding]:
-    """The re-lint of `candidate`, or why the fixes in `chosen` cannot be trusted."""
+) -> str | tuple[list[Finding], object]:
+    """The re-lint of `candidate` and its `ast` tree, or why the fixes in `chosen` cannot be
+    trusted."""
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
         tree = parse(candidate, display_path)
@@ -225,7 +261,7 @@ def _verify(
             code, symbol = key
             where = f" in {symbol}" if symbol else ""
             return f"{code} fix not applied: re-linting the result still reports {code}{where}"
-    return after
+    return after, tree
 
 
 class FileChanged(Exception):

@@ -124,23 +124,30 @@ class Runner:
         report = FileReport(job.target, job.display, original=job.raw)
         rules = self._rules_for(job.target, job.raw)
         text = job.source.text
-        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit)
+        tree = _ast_tree(text, job.display) if rules and (self.options.fixing or self.options.fix_edits) else None
+        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit, tree=tree)
         unfixed = findings
+        reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
         if self.options.fixing and any(f.fixable for f in findings):
-            outcome = fix_text(text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings)
+            outcome = fix_text(
+                text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings, tree=tree
+            )
             findings = outcome.findings
+            if not outcome.failure and outcome.text == text:
+                trees = {"module": outcome.module, "tree": tree}
             if outcome.failure:
                 report.errors.append(f"{job.display}: {outcome.failure}")
             elif outcome.text != text:
                 try:
                     report.fixed_bytes = job.source.encode(outcome.text)
+                    reported, trees = outcome.text, {"module": outcome.module, "tree": outcome.tree}
                     report.fixed = len(outcome.applied)
                     report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
                     findings = unfixed  # nothing will be written: what is on disk is reported
         if self.options.fix_edits:
-            attach_fixes(findings, text, rules, self.settings)
+            attach_fixes(findings, reported, rules, self.settings, **trees)
         for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
@@ -185,6 +192,17 @@ class Runner:
 
         with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
             return list(pool.map(self.process, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+
+
+def _ast_tree(text: str, display: str):
+    """The `ast` tree shared by the lint and the fixes; None on a syntax error (the lint
+    reports it)."""
+    from rtlint.parsing import ParseError, parse
+
+    try:
+        return parse(text, display)
+    except ParseError:
+        return None
 
 
 def _finding_from_json(data: dict) -> Finding:
