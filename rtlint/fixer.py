@@ -94,7 +94,9 @@ def _render(editor, text: str, tree, module) -> tuple[object, str | None]:
     return edited, keep_original_bytes(text, module, edited.code)
 
 
-def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings, tree=None) -> Fix | None:
+def build_fix(
+    rule: Rule, finding: Finding, text: str, module, settings: Settings, tree=None, line_length: int | None = None
+) -> Fix | None:
     """The edits of one finding's fix against `text`, or None when the rule cannot build it."""
     from rtlint.cstedit import CannotFix, Editor
 
@@ -111,12 +113,21 @@ def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Setting
     _, rendered = _render(editor, text, tree, module)
     if rendered is None:
         return None
+    if line_length is not None:
+        rendered = _fitted(text, rendered, line_length, module)[0]
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
 
 def attach_fixes(
-    findings: Sequence[Finding], text: str, rules: Sequence[Rule], settings: Settings, *, module=None, tree=None
+    findings: Sequence[Finding],
+    text: str,
+    rules: Sequence[Rule],
+    settings: Settings,
+    *,
+    module=None,
+    tree=None,
+    line_length: int | None = None,
 ) -> None:
     """Fill in `finding.fix` (for JSON and SARIF) without changing anything. `module` and
     `tree` are the LibCST and `ast` trees of `text` when the caller has them (a fix run)."""
@@ -133,7 +144,7 @@ def attach_fixes(
             tree = None
     for finding in wanted:
         try:
-            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings, tree)
+            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings, tree, line_length)
         except Exception:
             finding.fix = None
 
@@ -147,12 +158,14 @@ def fix_text(
     unsafe: bool = False,
     findings: list[Finding] | None = None,
     tree=None,
+    line_length: int | None = None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are applied together in one transform; the
     others wait for the next pass, re-detected on the new text. The file is parsed by LibCST
     once: a pass edits the tree the pass before it left, and only the statements it changed
-    are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known)."""
+    are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known).
+    With `line_length`, the statements the fixes added or moved are then broken to fit it."""
     from rtlint.cstedit import CannotFix, Editor
 
     by_code = {rule.code: rule for rule in rules}
@@ -234,7 +247,34 @@ def fix_text(
         # text, line for line (no second LibCST parse)
         current, (findings, tree), module = candidate, verified, edited
         applied.extend(chosen)
+    if line_length is not None and current is not text:
+        fitted, shifts = _fitted(text, current, line_length, module, tree)
+        if shifts:  # the trees are of the unbroken text: dropped, not reused
+            return FixOutcome(fitted, _shifted(findings, shifts), applied)
     return FixOutcome(current, findings, applied, module=module, tree=tree)
+
+
+def _fitted(original: str, fixed: str, line_length: int, module, tree=None) -> tuple[str, list[tuple[int, int]]]:
+    from rtlint.wrap import fit_changed
+
+    unit = getattr(module, "default_indent", "    ")
+    try:
+        return fit_changed(original, fixed, line_length, unit, tree)
+    except (SyntaxError, RecursionError, ValueError):  # left as the fix made it
+        return fixed, []
+
+
+def _shifted(findings: list[Finding], shifts: list[tuple[int, int]]) -> list[Finding]:
+    """The findings of the text before its long lines were broken, at their new lines."""
+    import dataclasses
+
+    moved = []
+    for finding in findings:
+        delta = sum(grown for after, grown in shifts if finding.line >= after)
+        if delta:
+            finding = dataclasses.replace(finding, line=finding.line + delta, end_line=finding.end_line + delta)
+        moved.append(finding)
+    return moved
 
 
 def _verify(

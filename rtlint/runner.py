@@ -120,6 +120,7 @@ class Runner:
     # -- stage 2, anywhere: lint and fix ---------------------------------------------------
     def process(self, job: _Job) -> FileReport:
         from rtlint.fixer import attach_fixes, fix_text
+        from rtlint.linelength import line_length
 
         report = FileReport(job.target, job.display, original=job.raw)
         rules = self._rules_for(job.target, job.raw)
@@ -128,9 +129,11 @@ class Runner:
         findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit, tree=tree)
         unfixed = findings
         reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
+        width = line_length(self.config.line_length, job.target.path) if self.options.fixing or self.options.fix_edits else None
         if self.options.fixing and any(f.fixable for f in findings):
             outcome = fix_text(
-                text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings, tree=tree
+                text, job.display, rules, self.settings, unsafe=self.options.unsafe_fixes, findings=findings, tree=tree,
+                line_length=width,
             )
             findings = outcome.findings
             if not outcome.failure and outcome.text == text:
@@ -147,7 +150,7 @@ class Runner:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
                     findings = unfixed  # nothing will be written: what is on disk is reported
         if self.options.fix_edits:
-            attach_fixes(findings, reported, rules, self.settings, **trees)
+            attach_fixes(findings, reported, rules, self.settings, line_length=width, **trees)
         for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
