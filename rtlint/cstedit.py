@@ -83,12 +83,16 @@ def _flat_entries(block: Block) -> list[tuple[int, Any, Any, bool]]:
     return entries
 
 
-def locate(module: cst.Module, path: Sequence[tuple[Any, ...]]) -> Located:
+def locate(module: cst.Module, path: Sequence[tuple[Any, ...]], check: Callable[[Any], None] | None = None) -> Located:
+    """The statement at `path`; `check(nodes)` sees the nodes of each step before they are
+    indexed (a skeleton refuses to index a stub)."""
     node: Any = module
     chain: tuple[Any, ...] = ()
     located: Located | None = None
     for step in path:
         between = _block_of(node, step)
+        if check is not None:
+            check(between)
         block = between[-1]
         chain += between
         if isinstance(block, cst.If):  # elif: the statement is the If itself
@@ -114,8 +118,9 @@ class Editor:
     seconds). Several fixes can share an editor: `begin()` starts one fix's edits, and an
     edit that overlaps another fix's raises CannotFix, after which `rollback()` drops it."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, skeleton: Any = None) -> None:
         self.module = module
+        self.skeleton = skeleton  # rtlint.skeleton.Skeleton when functions are stubbed
         self._edits: dict[int, list[tuple[int, Callable[[Any], Any]]]] = {}
         self._block_ops: dict[int, list[tuple[int, int, int, Callable[[list[Any]], list[Any]]]]] = {}
         self._spine: dict[int, int] = {id(module): 1}  # id -> how many edits need it
@@ -157,7 +162,8 @@ class Editor:
         return self.module.code_for_node(node)
 
     def locate(self, path: Sequence[tuple[Any, ...]]) -> Located:
-        return locate(self.module, path)
+        # inside a stubbed function: the skeleton asks for it to be parsed
+        return locate(self.module, path, self.skeleton.check_chain if self.skeleton is not None else None)
 
     # -- edits ------------------------------------------------------------------------
     def replace(self, located: Located, change: Callable[[Any], Any]) -> None:

@@ -33,21 +33,20 @@ class FixOutcome:
     findings: list[Finding]  # what remains to report
     applied: list[Finding] = field(default_factory=list)
     failure: str | None = None  # why nothing was written
-    # the LibCST and `ast` trees of `text` when the run made them (for the fixes of JSON/SARIF)
+    # the LibCST skeleton and `ast` tree of `text` when the run made them (for the fixes of
+    # JSON/SARIF)
     module: object = None
     tree: object = None
 
 
-def _libcst_module(text: str):
-    return _parse_cst(text)[0]
-
-
-def _parse_cst(text: str):
-    """(the LibCST tree of `text`, None) or (None, why there is none)."""
+def _parse_cst(text: str, tree=None, keep=None):
+    """(the skeleton of `text`: its LibCST tree with the functions outside `keep` stubbed,
+    None) or (None, why there is none). keep=None parses the whole file."""
     from rtlint import cstedit
+    from rtlint.skeleton import build
 
     try:
-        return cstedit.parse(text), ""
+        return build(text, tree, keep, cstedit.parse), ""
     except cstedit.TooDeeplyNested as exc:
         return None, str(exc)
     except RecursionError:
@@ -79,30 +78,36 @@ def keep_original_bytes(text: str, module, rendered: str) -> str | None:
     return result
 
 
-def _render(editor, text: str, tree, module) -> tuple[object, str | None]:
+def _render(editor, text: str, tree) -> tuple[object, str | None]:
     """(the edited tree, the edited text): the changed statements spliced into `text`, or
     failing that (LibCST's code does not line up with the text) the whole module rendered
-    with the untouched lines taken from `text`; the text is None when neither can be done."""
+    with the untouched lines taken from `text`; the text is None when neither can be done.
+    Raises NeedsDefinitions when the editor's tree is a skeleton that lacks what is needed."""
+    from rtlint.skeleton import NeedsDefinitions
     from rtlint.splice import CannotSplice, spliced
 
+    skeleton = editor.skeleton
     if tree is not None:
         try:
             return spliced(editor, text, tree)
         except CannotSplice:
             pass
+    if skeleton is not None and skeleton.keep is not None:
+        raise NeedsDefinitions(skeleton.names)  # a whole-module render needs every function
     edited = editor.result()
-    return edited, keep_original_bytes(text, module, edited.code)
+    return edited, keep_original_bytes(text, editor.module, edited.code)
 
 
 def build_fix(
-    rule: Rule, finding: Finding, text: str, module, settings: Settings, tree=None, line_length: int | None = None
+    rule: Rule, finding: Finding, text: str, skeleton, settings: Settings, tree=None, line_length: int | None = None
 ) -> Fix | None:
-    """The edits of one finding's fix against `text`, or None when the rule cannot build it."""
+    """The edits of one finding's fix against `text`, or None when the rule cannot build it.
+    Raises NeedsDefinitions when `skeleton` lacks a function the fix needs."""
     from rtlint.cstedit import CannotFix, Editor
 
-    if finding.fixable is None or module is None:
+    if finding.fixable is None or skeleton is None:
         return None
-    editor = Editor(module)
+    editor = Editor(skeleton.module, skeleton=skeleton)
     editor.begin()
     try:
         rule.fix(finding, FixContext(text, settings, editor))
@@ -110,11 +115,11 @@ def build_fix(
         return None
     if editor.empty:
         return None
-    _, rendered = _render(editor, text, tree, module)
+    _, rendered = _render(editor, text, tree)
     if rendered is None:
         return None
     if line_length is not None:
-        rendered = _fitted(text, rendered, line_length, module)[0]
+        rendered = _fitted(text, rendered, line_length, skeleton.module)[0]
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
@@ -129,24 +134,34 @@ def attach_fixes(
     tree=None,
     line_length: int | None = None,
 ) -> None:
-    """Fill in `finding.fix` (for JSON and SARIF) without changing anything. `module` and
-    `tree` are the LibCST and `ast` trees of `text` when the caller has them (a fix run)."""
+    """Fill in `finding.fix` (for JSON and SARIF) without changing anything. `module` (a
+    skeleton) and `tree` are the LibCST and `ast` trees of `text` when the caller has them."""
+    from rtlint.skeleton import NeedsDefinitions, needed_for
+
     by_code = {rule.code: rule for rule in rules}
     wanted = [f for f in findings if f.fixable and f.code in by_code]
     if not wanted:
         return
-    if module is None:
-        module = _libcst_module(text)
     if tree is None:
         try:
             tree = parse(text, "<fix>")
         except ParseError:
             tree = None
+    keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)]) if tree else None
+    skeleton = module
     for finding in wanted:
-        try:
-            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings, tree, line_length)
-        except Exception:
-            finding.fix = None
+        for _ in range(MAX_PASSES):
+            if skeleton is None:
+                skeleton = _parse_cst(text, tree, keep)[0]
+            try:
+                finding.fix = build_fix(by_code[finding.code], finding, text, skeleton, settings, tree, line_length)
+                break
+            except NeedsDefinitions as exc:
+                keep = None if skeleton.keep is None else skeleton.keep | exc.names
+                skeleton = None
+            except Exception:
+                finding.fix = None
+                break
 
 
 def fix_text(
@@ -166,7 +181,7 @@ def fix_text(
     once: a pass edits the tree the pass before it left, and only the statements it changed
     are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known).
     With `line_length`, the statements the fixes added or moved are then broken to fit it."""
-    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.skeleton import NeedsDefinitions, needed_for
 
     by_code = {rule.code: rule for rule in rules}
     if tree is None:
@@ -177,7 +192,8 @@ def fix_text(
     if findings is None:
         findings = lint_text(text, display_path, rules, settings, tree=tree)
     current = text
-    module = None
+    skeleton = None  # the LibCST tree of `current`, its unneeded functions stubbed
+    keep = None
     applied: list[Finding] = []
 
     def failed(why: str) -> FixOutcome:
@@ -202,36 +218,28 @@ def fix_text(
         ]
         if not wanted:
             break
-        if module is None:
-            module, why = _parse_cst(current)
-            if module is None:  # no fix can be built: say why, not skip in silence
+        if skeleton is None:
+            if keep is None and tree is not None:
+                keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)])
+            skeleton, why = _parse_cst(current, tree, keep)
+            if skeleton is None:  # no fix can be built: say why, not skip in silence
                 codes = ", ".join(sorted({f.code for f in wanted}))
                 return failed(f"{codes} fix not applied: {why}")
-        editor = Editor(module)
-        chosen: list[Finding] = []
-        for finding in wanted:
-            editor.begin()
-            try:
-                by_code[finding.code].fix(finding, FixContext(current, settings, editor))
-            except CannotFix:
-                editor.rollback()
+        try:
+            built = _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time)
+        except NeedsDefinitions as exc:  # parse the functions the fixes need, and retry
+            passes_left += 1
+            if skeleton.keep is not None and not exc.names <= skeleton.keep and _graft(skeleton, current, tree, exc.names):
                 continue
-            except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
-                return failed(f"{finding.code} fix not applied: {_TOO_DEEP}")
-            except Exception as exc:  # a broken fix must not end the run
-                return failed(f"{finding.code} fix crashed: {type(exc).__name__}: {exc}")
-            chosen.append(finding)
-            if one_at_a_time:
-                break
-        if not chosen or editor.empty:
+            keep = None if skeleton.keep is None or exc.names <= skeleton.keep else skeleton.keep | exc.names
+            skeleton = None
+            continue
+        if isinstance(built, str):
+            return failed(built)
+        chosen, edited, candidate = built
+        if not chosen:
             break
         codes = ", ".join(sorted({f.code for f in chosen}))
-        try:
-            edited, candidate = _render(editor, current, tree, module)
-        except RecursionError:
-            return failed(f"{codes} fix not applied: {_TOO_DEEP}")
-        except Exception as exc:
-            return failed(f"{codes} fix crashed: {type(exc).__name__}: {exc}")
         if candidate is None:
             return failed(f"{codes} fix not applied: LibCST does not reproduce the file's lines")
         if candidate == current:
@@ -245,13 +253,63 @@ def fix_text(
             return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
         # the next pass edits the tree this one produced: the same statements as the new
         # text, line for line (no second LibCST parse)
-        current, (findings, tree), module = candidate, verified, edited
+        current, (findings, tree) = candidate, verified
+        if edited is not None:
+            skeleton.module = edited  # the same stubs, still the same objects
         applied.extend(chosen)
     if line_length is not None and current is not text:
-        fitted, shifts = _fitted(text, current, line_length, module, tree)
+        fitted, shifts = _fitted(text, current, line_length, skeleton.module if skeleton else None, tree)
         if shifts:  # the trees are of the unbroken text: dropped, not reused
             return FixOutcome(fitted, _shifted(findings, shifts), applied)
-    return FixOutcome(current, findings, applied, module=module, tree=tree)
+    return FixOutcome(current, findings, applied, module=skeleton, tree=tree)
+
+
+def _graft(skeleton, text: str, tree, names: set[str]) -> bool:
+    from rtlint import cstedit
+    from rtlint.skeleton import graft
+
+    try:
+        return tree is not None and graft(skeleton, text, tree, names, cstedit.parse)
+    except Exception:  # LibCST cannot parse the function alone: the whole skeleton again
+        return False
+
+
+def _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time):
+    """One pass: (the fixes applied, the edited tree, the edited text), or why it failed.
+    Raises NeedsDefinitions when the skeleton lacks a function a fix needs."""
+    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.skeleton import NeedsDefinitions
+
+    editor = Editor(skeleton.module, skeleton=skeleton)
+    chosen: list[Finding] = []
+    for finding in wanted:
+        editor.begin()
+        try:
+            by_code[finding.code].fix(finding, FixContext(current, settings, editor))
+        except CannotFix:
+            editor.rollback()
+            continue
+        except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
+            return f"{finding.code} fix not applied: {_TOO_DEEP}"
+        except NeedsDefinitions:
+            raise
+        except Exception as exc:
+            return f"{finding.code} fix crashed: {type(exc).__name__}: {exc}"  # a broken fix must not end the run
+        chosen.append(finding)
+        if one_at_a_time:
+            break
+    if not chosen or editor.empty:
+        return [], None, current
+    codes = ", ".join(sorted({f.code for f in chosen}))
+    try:
+        edited, candidate = _render(editor, current, tree)
+    except RecursionError:
+        return f"{codes} fix not applied: {_TOO_DEEP}"
+    except NeedsDefinitions:
+        raise
+    except Exception as exc:
+        return f"{codes} fix crashed: {type(exc).__name__}: {exc}"
+    return chosen, edited, candidate
 
 
 def _fitted(original: str, fixed: str, line_length: int, module, tree=None) -> tuple[str, list[tuple[int, int]]]:

@@ -25,7 +25,7 @@ def spliced(editor: Editor, text: str, tree: ast.Module, fit: Callable[[str, str
     applied = editor.applied()
     module = editor.module
     lines = split_lines(text)
-    walker = _Walker(module, applied, tree)
+    walker = _Walker(module, applied, tree, editor.skeleton)
     splices = sorted(walker.module_splices(), key=lambda s: s[0])
     result: list[str] = []
     at = 0
@@ -55,12 +55,13 @@ class _Walker:
     """Walks the original tree along the edited spine, beside the `ast` tree of the same text,
     and yields the changed regions of the smallest statements that hold them."""
 
-    def __init__(self, module: cst.Module, applied: Applied, tree: ast.Module) -> None:
+    def __init__(self, module: cst.Module, applied: Applied, tree: ast.Module, skeleton: Any = None) -> None:
         self.module = module
         self.applied = applied
         self.spine = applied.new
         self.edits_on = applied.edited
         self.tree_body = tree.body
+        self.skeleton = skeleton
 
     def module_splices(self) -> Iterator[tuple[int, int, str, str]]:
         new = self.applied.module
@@ -88,7 +89,10 @@ class _Walker:
         )
         for entry in entries:
             entry._codegen(state)
-        return "".join(state.tokens)
+        code = "".join(state.tokens)
+        if self.skeleton is not None:
+            self.skeleton.check_code(code)  # a stubbed function would be written out: parse it
+        return code
 
     def _whole(self, old: Any, new: Any, statement: ast.stmt, indents: list[str]) -> tuple[int, int, str, str]:
         start = self._start(old, statement)
