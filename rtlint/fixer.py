@@ -92,8 +92,8 @@ def _render(editor, text: str, tree) -> tuple[object, str | None]:
             return spliced(editor, text, tree)
         except CannotSplice:
             pass
-    if skeleton is not None and skeleton.keep is not None:
-        raise NeedsDefinitions(skeleton.names)  # a whole-module render needs every function
+    if skeleton is not None and skeleton.stubs:
+        raise NeedsDefinitions(skeleton.stubs.values())  # a whole-module render needs every function
     edited = editor.result()
     return edited, keep_original_bytes(text, editor.module, edited.code)
 
@@ -193,7 +193,8 @@ def fix_text(
         findings = lint_text(text, display_path, rules, settings, tree=tree)
     current = text
     skeleton = None  # the LibCST tree of `current`, its unneeded functions stubbed
-    keep = None
+    keep: set[str] | None = None  # the functions to parse; None: predicted from the findings
+    full = tree is None  # parse the whole file (no `ast` tree, or a skeleton did not do)
     applied: list[Finding] = []
 
     def failed(why: str) -> FixOutcome:
@@ -219,9 +220,9 @@ def fix_text(
         if not wanted:
             break
         if skeleton is None:
-            if keep is None and tree is not None:
+            if keep is None and not full:
                 keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)])
-            skeleton, why = _parse_cst(current, tree, keep)
+            skeleton, why = _parse_cst(current, tree, None if full else keep)
             if skeleton is None:  # no fix can be built: say why, not skip in silence
                 codes = ", ".join(sorted({f.code for f in wanted}))
                 return failed(f"{codes} fix not applied: {why}")
@@ -231,7 +232,10 @@ def fix_text(
             passes_left += 1
             if skeleton.keep is not None and not exc.names <= skeleton.keep and _graft(skeleton, current, tree, exc.names):
                 continue
-            keep = None if skeleton.keep is None or exc.names <= skeleton.keep else skeleton.keep | exc.names
+            if skeleton.keep is None or exc.names <= skeleton.keep:
+                full = True
+            else:
+                keep = set(skeleton.keep | exc.names)
             skeleton = None
             continue
         if isinstance(built, str):
