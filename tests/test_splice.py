@@ -69,14 +69,13 @@ def test_a_splice_never_writes_a_stub() -> None:
 def test_fix_with_a_missed_function_is_the_same_as_with_all() -> None:
     """The first skeleton lacks __init__ (where the lock goes) when the prediction is told
     nothing: the fix asks for it, and the result is that of a full parse."""
-    from rtlint import fixer, skeleton as skeleton_module
+    from rtlint import skeleton as skeleton_module
 
     expected = fix_source(SOURCE, "a.py")
     assert "self._rt_chat_ctx_lock = asyncio.Lock()" in expected.text
     original = skeleton_module.needed_for
     try:
-        fixer_needed = lambda tree, lines: set()  # noqa: E731 (predict nothing)
-        skeleton_module.needed_for = fixer_needed
+        skeleton_module.needed_for = lambda tree, lines: set()  # predict nothing
         again = fix_source(SOURCE, "a.py")
     finally:
         skeleton_module.needed_for = original
