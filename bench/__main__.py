@@ -102,6 +102,56 @@ class Plan:
         env = {"PYTHONPATH": str(peers_module.RULES)}
         return Command("fixit", "Fixit (RTL001 LintRule)", argv, env=env, check=peers_module.fixit_check(corpus.files))
 
+    # -- fixing (issue 13) ----------------------------------------------------------------
+    def _scratch(self, corpus: Corpus):
+        """A fresh copy of the corpus before every run (untimed), for the commands that write;
+        returns (the paths to give, the function that makes the copy)."""
+        folder = CORPORA / "scratch" / corpus.name
+        sources = corpus.paths
+
+        def copy() -> None:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            for source in sources:
+                target = folder / source.name
+                if source.is_dir():
+                    shutil.copytree(source, target, symlinks=True)
+                else:
+                    shutil.copy2(source, target)
+            (folder / ".git").mkdir(exist_ok=True)
+            (folder / ".semgrepignore").write_text("# every file is linted\n")
+
+        return [folder / source.name for source in sources], copy
+
+    def rtlint_fixing(self, corpus: Corpus, variant: str) -> Command:
+        """`--fix` (on a copy), `--diff`, `--format json|sarif|github`, all `--no-cache`."""
+        script = str(Path(self.py).with_name("rtlint"))
+        env = self.tools.rtlint_env
+        if variant == "fix":
+            paths, copy = self._scratch(corpus)
+            argv = [script, "check", "--no-cache", "--fix", *map(str, paths)]
+            return Command("rtlint_fix", "rtlint --fix (on a copy)", argv, env=env, before=copy, check=peers_module.fix_check())
+        argv = [script, "check", "--no-cache", *map(str, corpus.paths)]
+        if variant == "diff":
+            return Command("rtlint_diff", "rtlint --diff", argv + ["--diff"], env=env, check=peers_module.diff_check())
+        return Command(f"rtlint_{variant}", f"rtlint --format {variant}", argv + ["--format", variant], env=env,
+                       check=peers_module.format_check(variant))
+
+    def semgrep_fix(self, corpus: Corpus) -> Command:
+        paths, copy = self._scratch(corpus)
+        argv = [
+            self.tools.peer("semgrep"), "scan", "--metrics=off", "--disable-version-check", "--no-git-ignore",
+            "--json", "--quiet", "--autofix", "--config", str(peers_module.RULES / "rtl001.semgrep.yml"), *map(str, paths),
+        ]
+        return Command("semgrep_fix", "semgrep --autofix (RTL001 rule)", argv, env=peers_module.SEMGREP_ENV, before=copy,
+                       check=peers_module.semgrep_check(corpus.files))
+
+    def fixit_fix(self, corpus: Corpus) -> Command:
+        paths, copy = self._scratch(corpus)
+        argv = [self.tools.peer("fixit"), "--rules", "fixit_rtl001:StaleMirrorSnapshot", "fix", "--automatic", *map(str, paths)]
+        env = {"PYTHONPATH": str(peers_module.RULES)}
+        return Command("fixit_fix", "Fixit fix (RTL001 LintRule)", argv, env=env, before=copy, check=peers_module.fixit_fix_check())
+
     def libcst(self, corpus: Corpus) -> Command:
         return Command("libcst", "libcst.parse_module of the file", [self.py, "-c", LIBCST_PARSE, str(corpus.paths[0])], ok=(0,))
 
@@ -109,7 +159,8 @@ class Plan:
 def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Command], int]]:
     copies = 0 if name == "stdlib" else 1
     if name == "activity":
-        return [([plan.rtlint(corpus, copies, "cold"), plan.libcst(corpus)], args.runs)]
+        commands = [plan.rtlint(corpus, copies, "cold"), plan.rtlint_fixing(corpus, "fix"), plan.libcst(corpus)]
+        return [(commands, args.runs)]
     if name == "stdlib":
         commands = [plan.rtlint(corpus, copies, v) for v in ("cold", "warm")]
         return [(commands + [plan.import_rtlint(), plan.rtlint(corpus, copies, "warm_m"), plan.ruff(corpus)], args.runs)]
@@ -118,6 +169,11 @@ def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Comm
     slow = [] if args.no_fixit else [plan.fixit(corpus)]
     if name == "wheel":  # the flake8 plugin target is measured here, in every round
         quick += [plan.flake8(corpus, copies, False), plan.flake8(corpus, copies, True)]
+        # fixing (issue 13): rtlint's fix paths, and the peers' fixes
+        quick += [plan.rtlint_fixing(corpus, v) for v in ("github", "fix", "diff", "json", "sarif")]
+        quick.append(plan.semgrep_fix(corpus))
+        if not args.no_fixit:
+            slow.append(plan.fixit_fix(corpus))
     else:
         slow.insert(0, plan.flake8(corpus, copies, False))
     return [(quick, args.runs), (slow, args.slow_runs)]

@@ -135,6 +135,56 @@ def fixit_check(files: int):
     return check
 
 
+def fix_check():
+    """`rtlint --fix` on the 1.8.8 tree: it fixed the file and reports what remains."""
+
+    def check(stdout: str, stderr: str) -> None:
+        if not re.search(r"^Fixed \d+ findings? in 1 file\.", stderr, re.M):
+            raise AssertionError(f"rtlint --fix fixed nothing: {stderr[-500:]}")
+
+    return check
+
+
+def diff_check():
+    def check(stdout: str, stderr: str) -> None:
+        added = re.findall(r"^\+\s+async with self\._rt_chat_ctx_lock:$", stdout, re.M)
+        if len(added) < len(SITES):
+            raise AssertionError(f"rtlint --diff shows {len(added)} locked regions, not {len(SITES)}")
+
+    return check
+
+
+def format_check(variant: str):
+    """JSON and SARIF list the three RTL001 sites, each with the edits of its fix; the GitHub
+    annotations name them."""
+
+    def check(stdout: str, stderr: str) -> None:
+        if variant == "json":
+            found = [(f["path"], f["line"]) for f in json.loads(stdout) if f["code"] == "RTL001"]
+            unfixed = [f for f in json.loads(stdout) if f["code"] == "RTL001" and not (f["fix"] and f["fix"]["edits"])]
+            if unfixed:
+                raise AssertionError(f"JSON findings without the edits of their fix: {unfixed[:1]}")
+        elif variant == "sarif":
+            results = json.loads(stdout)["runs"][0]["results"]
+            found = [
+                (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+                for r in results if r["ruleId"] == "RTL001"
+            ]
+        else:
+            found = [(m[0], int(m[1])) for m in re.findall(r"^::\w+ file=([^,]+),line=(\d+).*RTL001", stdout, re.M)]
+        _assert_sites(f"rtlint --format {variant}", found)
+
+    return check
+
+
+def fixit_fix_check():
+    def check(stdout: str, stderr: str) -> None:
+        if not re.search(rf"{len(SITES)} fixes applied", stderr + stdout):
+            raise AssertionError(f"Fixit fix did not apply {len(SITES)} fixes: {(stderr + stdout)[-500:]}")
+
+    return check
+
+
 def rtlint_check(copies: int, tool: str = "rtlint"):
     """RTL001 lines of rtlint (or of flake8 running its plugin): the three sites in each copy
     of the 1.8.8 tree, none on the standard library."""

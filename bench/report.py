@@ -1,4 +1,4 @@
-"""The figures as ratios (to the yardstick and to rtlint), the targets of issue 7 with pass or
+"""The figures as ratios (to the yardstick and to rtlint), the targets of issues 7 and 13 with pass or
 fail, and the machine they were measured on, as markdown."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from bench.timing import Result, linear_fit, ratio_between
 
 MEMORY_LIMIT_MIB = 100
 RTLINT_KEYS = ("rtlint_cold", "rtlint_fresh", "rtlint_warm", "rtlint_warm_m", "rtlint_jobs1")
+FIX_KEYS = {"rtlint_fix": "rtlint --fix (copy)", "rtlint_diff": "rtlint --diff", "rtlint_json": "rtlint --format json",
+            "rtlint_sarif": "rtlint --format sarif"}
 
 
 def load() -> str:
@@ -136,6 +138,13 @@ def targets(run: Run) -> list[Target]:
                           f"slope {slope * 1000:.1f} ms per token file, intercept {intercept:.2f} s"))
     else:
         out.append(Target("scaled: time linear in the files with the token", "not measured", "≥ 0.98", None))
+    # issue 13: fixes as fast as checks
+    for key, how in FIX_KEYS.items():
+        add(f"wheel: {how} / yardstick (issue 13)", _ratio(run, "wheel", key), 1.5)
+        result = run.get("wheel", key)
+        add(f"wheel: {how} peak memory (issue 13)", result.rss_mib if result else None, MEMORY_LIMIT_MIB, " MiB", fmt="{:.0f}")
+    fix, cst = run.get("activity", "rtlint_fix"), run.get("activity", "libcst")
+    add("agent_activity.py: rtlint --fix / libcst.parse_module (issue 13)", ratio_between(fix, cst) if fix and cst else None, 1.5)
     for corpus in run.corpora:
         peaks = [r.rss_mib for k in RTLINT_KEYS if (r := run.get(corpus, k))]
         if corpus == "scaled" and run.scaled:
@@ -178,7 +187,7 @@ def markdown(run: Run) -> str:
         f"- rounds: {run.runs} (quick commands), {run.slow_runs} (flake8 on plugins, Fixit); whole run {run.elapsed / 60:.1f} min",
         "",
         *(["## Errors", "", *(f"- {e.splitlines()[0]}" for e in run.errors), ""] if run.errors else []),
-        "## Targets (issue 7)",
+        "## Targets (issues 7 and 13)",
         "",
         "| target | measured | limit | result | margin |",
         "| --- | ---: | ---: | --- | --- |",

@@ -61,11 +61,15 @@ def fix_with_suppressions(
     unsafe: bool,
     unused_for: Collection[str] | None,
     relint: Relint,
+    tree=None,
+    line_length: int | None = None,
 ) -> FixOutcome:
     """The rules' fixes, then (with RTL100 on) the removal of the suppressions that the
     fixed text no longer needs."""
     if any(f.fixable and f.code != UNUSED for f in findings):
-        outcome = fix_text(text, display_path, rules, settings, unsafe=unsafe, findings=findings)
+        outcome = fix_text(
+            text, display_path, rules, settings, unsafe=unsafe, findings=findings, tree=tree, line_length=line_length
+        )
     else:
         outcome = FixOutcome(text, findings)
     if outcome.failure:

@@ -43,6 +43,9 @@ def fix_source(
     """`text` with every applicable fix applied and verified (the text is unchanged on failure)."""
     from rtlint.fixer import fix_text
 
+    from rtlint.linelength import line_length
+
     ruleset, config = _rules(config, select)
-    outcome = fix_text(text, path, ruleset.rules, ruleset.settings, unsafe=unsafe)
+    width = line_length(config.line_length, Path(path))
+    outcome = fix_text(text, path, ruleset.rules, ruleset.settings, unsafe=unsafe, line_length=width)
     return FixResult(outcome.text, outcome.findings, outcome.applied, outcome.failure)

@@ -25,6 +25,7 @@ ENGINE_KEYS = {
     "extend-exclude": "globs of files and folders not to lint, besides the defaults",
     "cache-dir": "folder for the cache (default .rtlint_cache beside the configuration)",
     "force-exclude": "apply the excludes to files named on the command line too (as pre-commit passes them)",
+    "line-length": "longest line a fix may add (default: the formatter's, see rtlint/linelength.py)",
 }
 
 DEFAULT_EXCLUDE = (
@@ -48,6 +49,7 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     cache_dir: Path | None = None
     force_exclude: bool = False
+    line_length: int | None = None  # None: the nearest ruff or black configuration's
     options: dict[str, Any] = field(default_factory=dict)
     rule_classes: list = field(default_factory=list)  # chosen by the command line
     report_unused: bool = False  # RTL100, chosen by the command line
@@ -311,6 +313,11 @@ def from_table(table: dict[str, Any], root: Path, source: Path | None = None) ->
         if not isinstance(table["force-exclude"], bool):
             raise ConfigError(f"'force-exclude'{where} must be true or false")
         config.force_exclude = table["force-exclude"]
+    if "line-length" in table:
+        value = table["line-length"]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"'line-length'{where} must be a positive integer")
+        config.line_length = value
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"'cache-dir'{where} must be a string")

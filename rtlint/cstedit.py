@@ -83,12 +83,16 @@ def _flat_entries(block: Block) -> list[tuple[int, Any, Any, bool]]:
     return entries
 
 
-def locate(module: cst.Module, path: Sequence[tuple[Any, ...]]) -> Located:
+def locate(module: cst.Module, path: Sequence[tuple[Any, ...]], check: Callable[[Any], None] | None = None) -> Located:
+    """The statement at `path`; `check(nodes)` sees the nodes of each step before they are
+    indexed (a skeleton refuses to index a stub)."""
     node: Any = module
     chain: tuple[Any, ...] = ()
     located: Located | None = None
     for step in path:
         between = _block_of(node, step)
+        if check is not None:
+            check(between)
         block = between[-1]
         chain += between
         if isinstance(block, cst.If):  # elif: the statement is the If itself
@@ -114,8 +118,9 @@ class Editor:
     seconds). Several fixes can share an editor: `begin()` starts one fix's edits, and an
     edit that overlaps another fix's raises CannotFix, after which `rollback()` drops it."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, skeleton: Any = None) -> None:
         self.module = module
+        self.skeleton = skeleton  # rtlint.skeleton.Skeleton when functions are stubbed
         self._edits: dict[int, list[tuple[int, Callable[[Any], Any]]]] = {}
         self._block_ops: dict[int, list[tuple[int, int, int, Callable[[list[Any]], list[Any]]]]] = {}
         self._spine: dict[int, int] = {id(module): 1}  # id -> how many edits need it
@@ -157,7 +162,8 @@ class Editor:
         return self.module.code_for_node(node)
 
     def locate(self, path: Sequence[tuple[Any, ...]]) -> Located:
-        return locate(self.module, path)
+        # inside a stubbed function: the skeleton asks for it to be parsed
+        return locate(self.module, path, self.skeleton.check_chain if self.skeleton is not None else None)
 
     # -- edits ------------------------------------------------------------------------
     def replace(self, located: Located, change: Callable[[Any], Any]) -> None:
@@ -285,7 +291,23 @@ class Editor:
         return not any(self._edits.values()) and not any(self._block_ops.values())
 
     def result(self) -> cst.Module:
-        return self.module.visit(_Apply(self._edits, self._block_ops, self._spine))
+        return self.applied().module
+
+    def applied(self) -> Applied:
+        """The edited tree, and what changed where (for splicing it into the text)."""
+        transform = _Apply(self._edits, self._block_ops, self._spine)
+        module = self.module.visit(transform)
+        edited = {key for key, changes in self._edits.items() if changes}
+        return Applied(module, transform.new, transform.segments, edited)
+
+
+@dataclass
+class Applied:
+    module: cst.Module
+    new: dict[int, Any]  # id of an original node on the spine -> its edited node
+    # id of an original block -> the (start, stop, how many statements replace them) of its edits
+    segments: dict[int, list[tuple[int, int, int]]]
+    edited: set[int]  # ids of the original nodes that an edit replaces
 
 
 class _Apply(cst.CSTTransformer):
@@ -294,6 +316,8 @@ class _Apply(cst.CSTTransformer):
         self.edits = edits
         self.block_ops = block_ops
         self.spine = spine
+        self.new: dict[int, Any] = {}
+        self.segments: dict[int, list[tuple[int, int, int]]] = {}
 
     def on_visit(self, node: Any) -> bool:
         return id(node) in self.spine  # nothing to change below any other node
@@ -304,23 +328,34 @@ class _Apply(cst.CSTTransformer):
             result = change(result)
         ops = self.block_ops.get(id(original_node))
         if ops:
-            result = _apply_block_ops(result, [(start, stop, op) for _, start, stop, op in ops])
-        return _drop_emptied_clauses(result)
+            result, self.segments[id(original_node)] = _apply_block_ops(
+                result, [(start, stop, op) for _, start, stop, op in ops]
+            )
+        result = _drop_emptied_clauses(result)
+        if id(original_node) in self.spine:
+            self.new[id(original_node)] = result
+        return result
 
 
-def _apply_block_ops(block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]) -> Any:
+def _apply_block_ops(
+    block: Any, ops: list[tuple[int, int, Callable[[list[Any]], list[Any]]]]
+) -> tuple[Any, list[tuple[int, int, int]]]:
     if isinstance(block, cst.SimpleStatementSuite):
         # a one-line suite (`if x: a; b`) becomes an indented block so lines can be edited
         block = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[s]) for s in block.body])
     body = list(block.body)
+    segments = []
     # from the end, so earlier indexes stay valid
     for start, stop, op in sorted(ops, key=lambda o: (o[0], o[1]), reverse=True):
-        body[start:stop] = op(body[start:stop])
+        replacement = op(body[start:stop])
+        body[start:stop] = replacement
+        segments.append((start, stop, len(replacement)))
+    segments.reverse()
     if isinstance(block, cst.Module):
-        return block.with_changes(body=body)
+        return block.with_changes(body=body), segments
     if not body:  # a block cannot be empty: the statement removed was its only one
         body = [EMPTIED]
-    return block.with_changes(body=body)
+    return block.with_changes(body=body), segments
 
 
 # the `pass` left in a block whose only statement a fix removed; an `else:` or `finally:`

@@ -26,18 +26,20 @@ class FixOutcome:
     findings: list[Finding]  # what remains to report
     applied: list[Finding] = field(default_factory=list)
     failure: str | None = None  # why nothing was written
+    # the LibCST skeleton and `ast` tree of `text` when the run made them (for the fixes of
+    # JSON/SARIF)
+    module: object = None
+    tree: object = None
 
 
-def _libcst_module(text: str):
-    return _parse_cst(text)[0]
-
-
-def _parse_cst(text: str):
-    """(the LibCST tree of `text`, None) or (None, why there is none)."""
+def _parse_cst(text: str, tree=None, keep=None):
+    """(the skeleton of `text`: its LibCST tree with the functions outside `keep` stubbed,
+    None) or (None, why there is none). keep=None parses the whole file."""
     from rtlint import cstedit
+    from rtlint.skeleton import build
 
     try:
-        return cstedit.parse(text), ""
+        return build(text, tree, keep, cstedit.parse), ""
     except cstedit.TooDeeplyNested as exc:
         return None, str(exc)
     except RecursionError:
@@ -69,13 +71,36 @@ def keep_original_bytes(text: str, module, rendered: str) -> str | None:
     return result
 
 
-def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Settings) -> Fix | None:
-    """The edits of one finding's fix against `text`, or None when the rule cannot build it."""
+def _render(editor, text: str, tree) -> tuple[object, str | None]:
+    """(the edited tree, the edited text): the changed statements spliced into `text`, or
+    failing that (LibCST's code does not line up with the text) the whole module rendered
+    with the untouched lines taken from `text`; the text is None when neither can be done.
+    Raises NeedsDefinitions when the editor's tree is a skeleton that lacks what is needed."""
+    from rtlint.skeleton import NeedsDefinitions
+    from rtlint.splice import CannotSplice, spliced
+
+    skeleton = editor.skeleton
+    if tree is not None:
+        try:
+            return spliced(editor, text, tree)
+        except CannotSplice:
+            pass
+    if skeleton is not None and skeleton.stubs:
+        raise NeedsDefinitions(skeleton.stubs.values())  # a whole-module render needs every function
+    edited = editor.result()
+    return edited, keep_original_bytes(text, editor.module, edited.code)
+
+
+def build_fix(
+    rule: Rule, finding: Finding, text: str, skeleton, settings: Settings, tree=None, line_length: int | None = None
+) -> Fix | None:
+    """The edits of one finding's fix against `text`, or None when the rule cannot build it.
+    Raises NeedsDefinitions when `skeleton` lacks a function the fix needs."""
     from rtlint.cstedit import CannotFix, Editor
 
-    if finding.fixable is None or module is None:
+    if finding.fixable is None or skeleton is None:
         return None
-    editor = Editor(module)
+    editor = Editor(skeleton.module, skeleton=skeleton)
     editor.begin()
     try:
         rule.fix(finding, FixContext(text, settings, editor))
@@ -83,25 +108,53 @@ def build_fix(rule: Rule, finding: Finding, text: str, module, settings: Setting
         return None
     if editor.empty:
         return None
-    rendered = keep_original_bytes(text, module, editor.result().code)
+    _, rendered = _render(editor, text, tree)
     if rendered is None:
         return None
+    if line_length is not None:
+        rendered = _fitted(text, rendered, line_length, skeleton.module)[0]
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
 
-def attach_fixes(findings: Sequence[Finding], text: str, rules: Sequence[Rule], settings: Settings) -> None:
-    """Fill in `finding.fix` (for JSON and SARIF) without changing anything."""
+def attach_fixes(
+    findings: Sequence[Finding],
+    text: str,
+    rules: Sequence[Rule],
+    settings: Settings,
+    *,
+    module=None,
+    tree=None,
+    line_length: int | None = None,
+) -> None:
+    """Fill in `finding.fix` (for JSON and SARIF) without changing anything. `module` (a
+    skeleton) and `tree` are the LibCST and `ast` trees of `text` when the caller has them."""
+    from rtlint.skeleton import NeedsDefinitions, needed_for
+
     by_code = {rule.code: rule for rule in rules}
     wanted = [f for f in findings if f.fixable and f.code in by_code]
     if not wanted:
         return
-    module = _libcst_module(text)
-    for finding in wanted:
+    if tree is None:
         try:
-            finding.fix = build_fix(by_code[finding.code], finding, text, module, settings)
-        except Exception:
-            finding.fix = None
+            tree = parse(text, "<fix>")
+        except ParseError:
+            tree = None
+    keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)]) if tree else None
+    skeleton = module
+    for finding in wanted:
+        for _ in range(MAX_PASSES):
+            if skeleton is None:
+                skeleton = _parse_cst(text, tree, keep)[0]
+            try:
+                finding.fix = build_fix(by_code[finding.code], finding, text, skeleton, settings, tree, line_length)
+                break
+            except NeedsDefinitions as exc:
+                keep = None if skeleton.keep is None else skeleton.keep | exc.names
+                skeleton = None
+            except Exception:
+                finding.fix = None
+                break
 
 
 def fix_text(
@@ -113,20 +166,32 @@ def fix_text(
     unsafe: bool = False,
     findings: list[Finding] | None = None,
     only: Finding | None = None,
+    tree=None,
+    line_length: int | None = None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are applied together in one transform; the
-    others wait for the next pass, re-detected on the new text.
+    others wait for the next pass, re-detected on the new text. The file is parsed by LibCST
+    once: a pass edits the tree the pass before it left, and only the statements it changed
+    are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known).
+    With `line_length`, the statements the fixes added or moved are then broken to fit it.
 
     With `only` (one of `findings`), that finding's fix alone is applied and verified, in
     one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report."""
-    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.skeleton import NeedsDefinitions, needed_for
 
     by_code = {rule.code: rule for rule in rules}
+    if tree is None:
+        try:
+            tree = parse(text, display_path)
+        except ParseError:
+            tree = None
     if findings is None:
-        findings = lint_text(text, display_path, rules, settings)
+        findings = lint_text(text, display_path, rules, settings, tree=tree)
     current = text
-    module = None
+    skeleton = None  # the LibCST tree of `current`, its unneeded functions stubbed
+    keep: set[str] | None = None  # the functions to parse; None: predicted from the findings
+    full = tree is None  # parse the whole file (no `ast` tree, or a skeleton did not do)
     applied: list[Finding] = []
 
     def failed(why: str) -> FixOutcome:
@@ -153,36 +218,31 @@ def fix_text(
         ]
         if not wanted:
             break
-        if module is None:
-            module, why = _parse_cst(current)
-            if module is None:  # no fix can be built: say why, not skip in silence
+        if skeleton is None:
+            if keep is None and not full:
+                keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)])
+            skeleton, why = _parse_cst(current, tree, None if full else keep)
+            if skeleton is None:  # no fix can be built: say why, not skip in silence
                 codes = ", ".join(sorted({f.code for f in wanted}))
                 return failed(f"{codes} fix not applied: {why}")
-        editor = Editor(module)
-        chosen: list[Finding] = []
-        for finding in wanted:
-            editor.begin()
-            try:
-                by_code[finding.code].fix(finding, FixContext(current, settings, editor))
-            except CannotFix:
-                editor.rollback()
+        try:
+            built = _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time)
+        except NeedsDefinitions as exc:  # parse the functions the fixes need, and retry
+            passes_left += 1
+            if skeleton.keep is not None and not exc.names <= skeleton.keep and _graft(skeleton, current, tree, exc.names):
                 continue
-            except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
-                return failed(f"{finding.code} fix not applied: {_TOO_DEEP}")
-            except Exception as exc:  # a broken fix must not end the run
-                return failed(f"{finding.code} fix crashed: {type(exc).__name__}: {exc}")
-            chosen.append(finding)
-            if one_at_a_time:
-                break
-        if not chosen or editor.empty:
+            if skeleton.keep is None or exc.names <= skeleton.keep:
+                full = True
+            else:
+                keep = set(skeleton.keep | exc.names)
+            skeleton = None
+            continue
+        if isinstance(built, str):
+            return failed(built)
+        chosen, edited, candidate = built
+        if not chosen:
             break
         codes = ", ".join(sorted({f.code for f in chosen}))
-        try:
-            candidate = keep_original_bytes(current, module, editor.result().code)
-        except RecursionError:
-            return failed(f"{codes} fix not applied: {_TOO_DEEP}")
-        except Exception as exc:
-            return failed(f"{codes} fix crashed: {type(exc).__name__}: {exc}")
         if candidate is None:
             return failed(f"{codes} fix not applied: LibCST does not reproduce the file's lines")
         if candidate == current:
@@ -194,11 +254,88 @@ def fix_text(
                 passes_left += MAX_PASSES + 2 * len(wanted)  # enough for one fix per pass
                 continue
             return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
-        # the next pass, if any, parses the new text with LibCST (a big file's LibCST parse
-        # costs as much as the rest of the fix: it is not done when no fix is left)
-        current, findings, module = candidate, verified, None
+        # the next pass edits the tree this one produced: the same statements as the new
+        # text, line for line (no second LibCST parse)
+        current, (findings, tree) = candidate, verified
+        if edited is not None:
+            skeleton.module = edited  # the same stubs, still the same objects
         applied.extend(chosen)
-    return FixOutcome(current, findings, applied)
+    if line_length is not None and current is not text:
+        fitted, shifts = _fitted(text, current, line_length, skeleton.module if skeleton else None, tree)
+        if shifts:  # the trees are of the unbroken text: dropped, not reused
+            return FixOutcome(fitted, _shifted(findings, shifts), applied)
+    return FixOutcome(current, findings, applied, module=skeleton, tree=tree)
+
+
+def _graft(skeleton, text: str, tree, names: set[str]) -> bool:
+    from rtlint import cstedit
+    from rtlint.skeleton import graft
+
+    try:
+        return tree is not None and graft(skeleton, text, tree, names, cstedit.parse)
+    except Exception:  # LibCST cannot parse the function alone: the whole skeleton again
+        return False
+
+
+def _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time):
+    """One pass: (the fixes applied, the edited tree, the edited text), or why it failed.
+    Raises NeedsDefinitions when the skeleton lacks a function a fix needs."""
+    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.skeleton import NeedsDefinitions
+
+    editor = Editor(skeleton.module, skeleton=skeleton)
+    chosen: list[Finding] = []
+    for finding in wanted:
+        editor.begin()
+        try:
+            by_code[finding.code].fix(finding, FixContext(current, settings, editor))
+        except CannotFix:
+            editor.rollback()
+            continue
+        except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
+            return f"{finding.code} fix not applied: {_TOO_DEEP}"
+        except NeedsDefinitions:
+            raise
+        except Exception as exc:
+            return f"{finding.code} fix crashed: {type(exc).__name__}: {exc}"  # a broken fix must not end the run
+        chosen.append(finding)
+        if one_at_a_time:
+            break
+    if not chosen or editor.empty:
+        return [], None, current
+    codes = ", ".join(sorted({f.code for f in chosen}))
+    try:
+        edited, candidate = _render(editor, current, tree)
+    except RecursionError:
+        return f"{codes} fix not applied: {_TOO_DEEP}"
+    except NeedsDefinitions:
+        raise
+    except Exception as exc:
+        return f"{codes} fix crashed: {type(exc).__name__}: {exc}"
+    return chosen, edited, candidate
+
+
+def _fitted(original: str, fixed: str, line_length: int, module, tree=None) -> tuple[str, list[tuple[int, int]]]:
+    from rtlint.wrap import fit_changed
+
+    unit = getattr(module, "default_indent", "    ")
+    try:
+        return fit_changed(original, fixed, line_length, unit, tree)
+    except (SyntaxError, RecursionError, ValueError):  # left as the fix made it
+        return fixed, []
+
+
+def _shifted(findings: list[Finding], shifts: list[tuple[int, int]]) -> list[Finding]:
+    """The findings of the text before its long lines were broken, at their new lines."""
+    import dataclasses
+
+    moved = []
+    for finding in findings:
+        delta = sum(grown for after, grown in shifts if finding.line >= after)
+        if delta:
+            finding = dataclasses.replace(finding, line=finding.line + delta, end_line=finding.end_line + delta)
+        moved.append(finding)
+    return moved
 
 
 def _verify(
@@ -208,8 +345,9 @@ def _verify(
     chosen: list[Finding],
     rules: Sequence[Rule],
     settings: Settings,
-) -> str | list[Finding]:
-    """The re-lint of `candidate`, or why the fixes in `chosen` cannot be trusted."""
+) -> str | tuple[list[Finding], object]:
+    """The re-lint of `candidate` and its `ast` tree, or why the fixes in `chosen` cannot be
+    trusted."""
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
         tree = parse(candidate, display_path)
@@ -224,4 +362,4 @@ def _verify(
             code, symbol = key
             where = f" in {symbol}" if symbol else ""
             return f"{code} fix not applied: re-linting the result still reports {code}{where}"
-    return after
+    return after, tree

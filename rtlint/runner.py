@@ -148,6 +148,7 @@ class Runner:
     def process(self, job: _Job) -> FileReport:
         from rtlint.adoption import fix_with_suppressions, with_noqa
         from rtlint.fixer import attach_fixes
+        from rtlint.linelength import line_length
 
         report = FileReport(job.target, job.display, original=job.raw, stamp=job.stamp, digest=job.digest)
         rules = self._rules_for(job.target, job.raw)
@@ -157,24 +158,32 @@ class Runner:
         def relint(candidate: str) -> list[Finding]:
             return lint_text(candidate, job.display, rules, self.settings, parse_always=True, unused_for=unused_for)
 
-        findings = lint_text(text, job.display, rules, self.settings, parse_always=job.explicit, unused_for=unused_for)
+        tree = _ast_tree(text, job.display) if rules and (self.options.fixing or self.options.fix_edits) else None
+        findings = lint_text(
+            text, job.display, rules, self.settings, parse_always=job.explicit, tree=tree, unused_for=unused_for
+        )
         unfixed = findings
+        reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
+        width = line_length(self.config.line_length, job.target.path) if self.options.fixing or self.options.fix_edits else None
         outcome = None
         if self.options.add_noqa:
             outcome = with_noqa(text, findings, relint)
         elif self.options.fixing and any(f.fixable for f in findings):
             outcome = fix_with_suppressions(
                 text, job.display, rules, self.settings, findings,
-                unsafe=self.options.unsafe_fixes, unused_for=unused_for, relint=relint,
+                unsafe=self.options.unsafe_fixes, unused_for=unused_for, relint=relint, tree=tree, line_length=width,
             )
         if outcome is not None:
             report.fixable_before = sum(1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable))
             findings = outcome.findings
+            if not outcome.failure and outcome.text == text:
+                trees = {"module": outcome.module, "tree": tree}
             if outcome.failure:
                 report.errors.append(f"{job.display}: {outcome.failure}")
             elif outcome.text != text:
                 try:
                     report.fixed_bytes = job.source.encode(outcome.text)
+                    reported, trees = outcome.text, {"module": outcome.module, "tree": outcome.tree}
                     report.fixed = len(outcome.applied)
                     report.fixed_codes = [f.code for f in outcome.applied]
                     report.diff = unified_diff(text, outcome.text, job.display)
@@ -182,7 +191,7 @@ class Runner:
                     report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
                     findings = unfixed  # nothing will be written: what is on disk is reported
         if self.options.fix_edits:
-            attach_fixes(findings, text, rules, self.settings)
+            attach_fixes(findings, reported, rules, self.settings, line_length=width, **trees)
         for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
@@ -281,6 +290,17 @@ def _digest_if_recent(raw: bytes, stamp: tuple[int, int, int, int]) -> bytes | N
     from rtlint.runcache import blake2b
 
     return blake2b(raw, digest_size=16).digest()
+
+
+def _ast_tree(text: str, display: str):
+    """The `ast` tree shared by the lint and the fixes; None on a syntax error (the lint
+    reports it)."""
+    from rtlint.parsing import ParseError, parse
+
+    try:
+        return parse(text, display)
+    except ParseError:
+        return None
 
 
 def _finding_from_json(data: dict) -> Finding:

@@ -43,6 +43,7 @@ class Analysis:
     display: str = ""
     problem: str | None = None  # why nothing was linted (a configuration error)
     unused_for: list[str] | None = None  # the codes RTL100 judges, when it is selected
+    line_length: int | None = None  # what the fixes' added lines are broken to, as --fix does
     _fixes: dict[int | None, FixOutcome] = field(default_factory=dict, repr=False)
     _noqa: dict[int, list[types.TextEdit]] = field(default_factory=dict, repr=False)
 
@@ -70,6 +71,7 @@ class Analysis:
                     unsafe=False,
                     unused_for=self.unused_for,
                     relint=self.lint,
+                    line_length=self.line_length,
                 )
             else:
                 outcome = fix_text(
@@ -80,6 +82,7 @@ class Analysis:
                     unsafe=finding.fixable == "unsafe",
                     findings=self.findings,
                     only=finding,
+                    line_length=self.line_length,
                 )
             self._fixes[key] = outcome
         return self._fixes[key]
@@ -122,6 +125,9 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
         return analysis
     if path is not None and _excluded(config, path):
         return analysis
+    from rtlint.linelength import line_length
+
+    analysis.line_length = line_length(config.line_length, path if path is not None else fallback_root / "-")
     ignored = config.ignored_in(path) if path is not None else ()
     text = document.text
     # the rules `rtlint check FILE` runs: those the file's per-file ignores leave, past the

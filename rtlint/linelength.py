@@ -1,0 +1,72 @@
+"""The line length fixed code must respect, so that it passes the project's own formatter.
+
+Precedence, first found wins:
+1. `line-length` in `[tool.rtlint]` (rtlint's configuration in use);
+2. the nearest formatter configuration, from the file's folder upwards; in one folder
+   `.ruff.toml`, then `ruff.toml` (their top-level `line-length`), then `pyproject.toml`:
+   its `[tool.ruff]` table (`line-length`; `[tool.ruff.format]` is part of that table and
+   uses the same length), then its `[tool.black]` table (`line-length`). A table without
+   `line-length` means that tool's default, 88; a folder with none of these is passed;
+3. 88, the default of black and ruff.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT = 88
+
+
+def line_length(configured: int | None, path: Path) -> int:
+    if configured is not None:
+        return configured
+    try:
+        folder = path.resolve().parent
+    except (OSError, RuntimeError):
+        folder = path.absolute().parent
+    return _for_folder(folder)
+
+
+@lru_cache(maxsize=256)
+def _for_folder(folder: Path) -> int:
+    found = _in_folder(folder)
+    if found is not None:
+        return found
+    if folder.parent == folder:
+        return DEFAULT
+    return _for_folder(folder.parent)
+
+
+def _in_folder(folder: Path) -> int | None:
+    for name in (".ruff.toml", "ruff.toml"):
+        data = _read(folder / name)
+        if data is not None:
+            return _length(data)
+    data = _read(folder / "pyproject.toml")
+    if data is None:
+        return None
+    tool = data.get("tool", {})
+    for name in ("ruff", "black"):
+        if isinstance(tool.get(name), dict):
+            return _length(tool[name])
+    return None
+
+
+def _length(table: dict) -> int:
+    value = table.get("line-length", table.get("line_length"))
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):  # absent, or not ours to report
+        return None
