@@ -6,6 +6,7 @@ current item appended before this `break`", "does the commit follow the push". F
 
     runs_before(file, function_node, a, b)   # a can run before b without a new pass of a
                                              # loop holding both (else: graph precedes)
+    runs_between(file, function_node, a, b, nodes)  # the nodes that can run between, one pass
     early_exits(loop)                        # its breaks and returns, not the stream's end
     filling_loops(file, function_node)       # loops (nested functions too) adding to lists
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .cfg import Graph, graph
 from .index import FunctionNode, dotted, final_name, index, walk_function
@@ -55,17 +56,29 @@ def runs_before(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST) ->
     pa, pb = g.locate(a), g.locate(b)
     if pa.unit == pb.unit and pa.order < pb.order:
         return True
-    avoid = header(g, loop)
-    seen: set[int] = set()
-    stack = [u for u in g.successors[pa.unit] if u != avoid]
-    while stack:
-        unit = stack.pop()
-        if unit == pb.unit:
-            return True
-        if unit not in seen:
-            seen.add(unit)
-            stack.extend(u for u in g.successors[unit] if u != avoid)
-    return False
+    return pb.unit in _reach_avoiding(file, g, pa.unit, header(g, loop))
+
+
+def _reach_avoiding(file: FileContext, g: Graph, start: int, avoid: int) -> frozenset[int]:
+    """Units reachable from `start` by one edge or more, never entering `avoid`."""
+
+    def compute() -> frozenset[int]:
+        seen: set[int] = set()
+        stack = [u for u in g.successors[start] if u != avoid]
+        while stack:
+            unit = stack.pop()
+            if unit not in seen:
+                seen.add(unit)
+                stack.extend(u for u in g.successors[unit] if u != avoid)
+        return frozenset(seen)
+
+    return file.memo(("rules._analysis.loops.reach", id(g), start, avoid), compute)
+
+
+def runs_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, nodes: Iterable[ast.AST]) -> list[ast.AST]:
+    """The `nodes` (owned by the function) that can run after `a` and before `b` in one
+    pass, in the sense of `runs_before`."""
+    return [n for n in nodes if runs_before(file, function, a, n) and runs_before(file, function, n, b)]
 
 
 def early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
@@ -185,4 +198,4 @@ def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     return names | {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-__all__ = ["FillingLoop", "added_to", "common_loop", "early_exits", "filling_loops", "header", "runs_before", "stream_pull"]
+__all__ = ["FillingLoop", "added_to", "common_loop", "early_exits", "filling_loops", "header", "runs_before", "runs_between", "stream_pull"]
