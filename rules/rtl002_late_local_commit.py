@@ -10,14 +10,14 @@ from rtlint.context import StatementPath
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Option, Rule
 
-from ._analysis.blocks import conditions_between, in_loop, leaving_blocks
+from ._analysis.blocks import ahead_in_block, calls_after, conditions_between, failure_blocks, in_loop
 from ._analysis.cfg import graph
-from ._analysis.index import dotted, final_name, index
+from ._analysis.index import dotted, index
 from ._analysis.locks import lock_model
 from ._analysis.loops import runs_before, runs_between
 from ._analysis.paths import region, statement_at
 from ._analysis.values import ValueFlow
-from ._local_commits import Item, commit_call, pushed_contexts, pushed_items
+from ._contexts import Item, commit_call, pushed_contexts, pushed_items
 from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
@@ -160,8 +160,9 @@ def _plan(file, late: _Late, settings) -> tuple[OrderingPlan | None, str, str]:
     if maybe_unbound and in_loop(file, push.stmt, push.function.node):
         unsafe.append("the item is bound inside a loop's try, so an early failure could undo an older item")
     alias = imports_module(analyse(file), "contextlib")
+    companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
     plan = OrderingPlan(
-        commit=commit_path, before=anchor, companions=tuple(_companions(file, commit, items, settings)),
+        commit=commit_path, before=anchor, companions=tuple(companions),
         rollbacks=tuple(rollbacks), undo=_undo(late, settings, alias, maybe_unbound),
         add_import=bool(rollbacks) and alias is None, import_at=import_anchor(analyse(file), "contextlib"),
     )
@@ -181,55 +182,34 @@ def _anchor(file, push: Push, items: list[Item], push_path: StatementPath, start
         return None, []
     for depth in range(max([start, *(d + 1 for d in depths)]), len(push_path)):
         candidate = push_path[: depth + 1]
-        if all(d is None or _structurally_before(file.path_of(d), candidate) for d in definitions):
+        if all(d is None or ahead_in_block(file.path_of(d), candidate) for d in definitions):
             return candidate, [d for d in definitions if d is not None]
     return None, []
 
 
 def _definitions(file, push: Push, name: str) -> list:
-    """The statements binding `name` whose value reaches the push (None for a parameter);
-    [False] when there is none."""
+    """The assignments of `name` that run before the push (in this pass) and whose value
+    reaches it (None for a parameter); [False] when there is none."""
     function = push.function.node
     values = file.memo(("rtl002.reaching", id(function)), lambda: ValueFlow(graph(file, function), function, lambda n: frozenset()))
     found = []
     for d in values.reaching(name, push.call):
-        if isinstance(d.node, ast.arg):
-            found.append(None)
-        elif isinstance(index(file).statement_of(d.node), (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            found.append(index(file).statement_of(d.node))
+        stmt = None if isinstance(d.node, ast.arg) else index(file).statement_of(d.node)
+        if stmt is None or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and runs_before(file, function, stmt, push.call):
+            found.append(stmt)
     return list(dict.fromkeys(found)) or [False]
 
 
-def _structurally_before(earlier: StatementPath, later: StatementPath) -> bool:
-    """Whether `earlier` is a statement of a block holding `later`, ahead of it."""
-    first, last = region(earlier, later)
-    return first == earlier and last != earlier
-
-
 def _rollback_points(file, push_path: StatementPath, start: int, order: str, definitions) -> tuple[list, bool]:
-    """First statements of the blocks that must undo the commit: where a failure of the push
-    leaves without reaching the original commit. Also whether one can run before an item
-    is bound."""
+    """First statements of the blocks that must undo the commit (where a failure of the push
+    leaves without reaching the original commit; none for a commit in `finally:`), and
+    whether one can run before an item is bound (it is bound inside that try)."""
     if order == "finally":
         return [], False
-    points: list[StatementPath] = []
-    maybe_unbound = False
-    for depth in range(start, len(push_path) - 1):
-        path = push_path[: depth + 1]
-        stmt = statement_at(file.tree, path)
-        if push_path[depth + 1][0] != "body":
-            continue
-        if isinstance(stmt, _TRY):
-            for handler in stmt.handlers:
-                if order == "else" and depth == start:
-                    blocks = [file.path_of(handler.body[0])]
-                else:
-                    blocks = leaving_blocks(file, handler.body, path[: start + 1])
-                points += blocks
-                maybe_unbound |= bool(blocks) and any(stmt in index(file).ancestors(d) for d in definitions)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)) and stmt.orelse:  # a retry loop's else: every attempt failed
-            points += leaving_blocks(file, stmt.orelse, path[: start + 1])
-    return list(dict.fromkeys(points)), maybe_unbound
+    holders = [(holder, blocks) for holder, blocks in failure_blocks(file, push_path, start, order == "else") if blocks]
+    tries = [holder for holder, _ in holders if isinstance(holder, _TRY)]
+    maybe_unbound = any(t in index(file).ancestors(d) for t in tries for d in definitions)
+    return list(dict.fromkeys(p for _, blocks in holders for p in blocks)), maybe_unbound
 
 
 def _undo(late: _Late, settings, alias: str | None, maybe_unbound: bool) -> str:
@@ -239,7 +219,7 @@ def _undo(late: _Late, settings, alias: str | None, maybe_unbound: bool) -> str:
     target = late.local + ".items" if late.commit.value.func.attr in ("append", "extend") else late.local
     suppress = f"{alias}.suppress" if alias else "contextlib.suppress"
     errors = "ValueError, NameError" if maybe_unbound else "ValueError"
-    loop = [f"for _rtlint_item in {{}}:", f"    with {suppress}({errors}):", f"        {target}.{remove}(_rtlint_item)"]
+    loop = ["for _rtlint_item in {}:", f"    with {suppress}({errors}):", f"        {target}.{remove}(_rtlint_item)"]
     if all(not item.is_list for item in items):
         return f"with {suppress}({errors}):\n" + "".join(f"    {target}.{remove}({item.name})\n" for item in items)
     if len(items) == 1:
@@ -251,26 +231,6 @@ def _undo(late: _Late, settings, alias: str | None, maybe_unbound: bool) -> str:
         else:
             lines += [f"with {suppress}({errors}):", f"    {target}.{remove}({item.name})"]
     return "if True:\n" + "".join(f"    {line}\n" for line in lines)
-
-
-def _companions(file, commit: ast.stmt, items: list[Item], settings) -> list[StatementPath]:
-    """Opted-in calls right after the commit that take the same item (they move with it)."""
-    wanted = set(settings.get("commit-companions", ()))
-    parent = index(file).parents.get(id(commit))
-    blocks = [getattr(parent, f, None) for f in ("body", "orelse", "finalbody")]
-    block = next((b for b in reversed(blocks) if isinstance(b, list) and commit in b), None)
-    if not wanted or block is None:
-        return []
-    found = []
-    names = {item.name for item in items}
-    for stmt in block[block.index(commit) + 1 :]:
-        call = stmt.value if isinstance(stmt, ast.Expr) else None
-        if not (isinstance(call, ast.Call) and final_name(call.func) in wanted):
-            break
-        if not {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} & names:
-            break
-        found.append(file.path_of(stmt))
-    return found
 
 
 # -- the rule and its documentation -----------------------------------------------------------

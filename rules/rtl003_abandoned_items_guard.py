@@ -14,8 +14,11 @@ from ._analysis.flags import (
     Flag, attribute_path, attribute_read, empty_list_target, flag_in_guard, flags_from, fresh, marked_before,
     names_in, parent_in,
 )
-from ._analysis.index import Function, dotted, index, walk_function
+from ._analysis.blocks import body_start, statement_holding
+from ._analysis.index import Function, index
 from ._analysis.loops import early_exits, filling_loops, runs_before
+from ._contexts import pushed_source
+from ._edits import or_into, squash
 from ._realtime import OPTIONS, Push, analyse, required_tokens
 
 # -- detection ------------------------------------------------------------------------------
@@ -65,7 +68,7 @@ def _guards_in(file, function: Function, pushes: list[Push]) -> Iterator[_Guard]
         for guard in guards:
             if not runs_before(file, function.node, definition, guard):
                 continue
-            push = next((p for p in pushes if _holding(file, guard.body, p.stmt) is not None), None)
+            push = next((p for p in pushes if statement_holding(file, guard.body, p.stmt) is not None), None)
             flag = flag_in_guard(guard, name, flags) if push else None
             if flag is not None and not _already_tracked(file, guard, loops):
                 yield _Guard(function, definition, name, loops, guard, flag, push)
@@ -81,12 +84,6 @@ def _loops_filling(file, function: ast.AST, name: str) -> list[_Loop]:
             if exits:
                 loops.append(_Loop(c.node, c.scope, c.target, c.stream, c.pull, list(c.adds[name]), exits))
     return loops
-
-
-def _holding(file, block: list[ast.stmt], node: ast.AST) -> ast.stmt | None:
-    """The statement of `block` that is or holds `node`."""
-    chain = {id(node), *(id(a) for a in index(file).ancestors(node))}
-    return next((s for s in block if id(s) in chain), None)
 
 
 def _already_tracked(file, guard: ast.If, loops: list[_Loop]) -> bool:
@@ -140,7 +137,7 @@ class AbandonPlan:
             editor.insert_before(editor.locate(exit.path), [editor.statement(code) for code in lines])
         for path, expression in self.skipped:
             editor.insert_after(editor.locate(path), [editor.statement(f"{self.ids}.append({expression})\n")])
-        widen = _widener(self, editor)
+        widen = or_into(editor, self.widen, self.flag, self.negated)
         editor.replace(editor.locate(self.guard), lambda updated: updated.with_changes(test=updated.test.visit(widen)))
         if self.drop_before is not None and self.pushed:
             drop = f"{self.pushed}.items[:] = [\n    item for item in {self.pushed}.items if item.id not in {self.ids}\n]\n"
@@ -165,9 +162,9 @@ def _plan(file, found: _Guard, candidates) -> AbandonPlan:
     parent = parent_in(guard.test, widen)
     return AbandonPlan(
         flag=flag_name, ids=ids, id_attribute=id_attribute, drain_variable=fresh("_rtlint_abandoned", taken),
-        declare_after=file.path_of(found.definition), nonlocal_at=_nonlocal_at(file, found),
+        declare_after=file.path_of(found.definition), nonlocal_at=tuple(dict.fromkeys(body_start(file, loop.function) for loop in found.loops if loop.function is not function)),
         exits=tuple(_exit_plans(file, found.loops, ids, id_attribute)), skipped=tuple(skipped),
-        guard=file.path_of(guard), widen=_squash(file.segment(widen)),
+        guard=file.path_of(guard), widen=squash(file.segment(widen)),
         negated=isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not),
         drop_before=drop_before, pushed=pushed,
     )
@@ -185,76 +182,14 @@ def _exit_plans(file, loops: list[_Loop], ids: str | None, id_attribute: str | N
             yield ExitPlan(file.path_of(stmt), record, loop.stream if ids else None)
 
 
-def _nonlocal_at(file, found: _Guard) -> tuple[tuple[StatementPath, bool], ...]:
-    entries: list[tuple[StatementPath, bool]] = []
-    for loop in found.loops:
-        if loop.function is not found.function.node:
-            body = loop.function.body
-            docstring = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
-            entry = (file.path_of(body[0]), docstring and len(body) > 1)
-            if entry not in entries:
-                entries.append(entry)
-    return tuple(entries)
-
-
 def _drop_target(file, found: _Guard) -> tuple[StatementPath | None, str | None]:
-    """Where to drop the abandoned ids, and from which context: the one the cleanup pushes,
-    or what it was copied from when the copy is made inside the guard."""
-    push = found.push
-    anchor = _holding(file, found.guard.body, push.stmt)
-    argument = push.argument
-    if anchor is None or argument is None:
+    """Where to drop the abandoned ids (the guard's statement holding the push), and from
+    which context: the one the cleanup pushes, or what it was copied from."""
+    anchor = statement_holding(file, found.guard.body, found.push.stmt)
+    if anchor is None or found.push.argument is None:
         return None, None
-    for _ in range(3):
-        if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy":
-            argument = argument.func.value
-            continue
-        if isinstance(argument, ast.Name):  # bound before the push (`ctx = self._agent._chat_ctx.copy()` in the try)?
-            name = argument.id
-            binding = next((
-                n for n in walk_function(anchor)
-                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
-                and runs_before(file, found.function.node, n, push.call)
-            ), None)
-            if binding is not None:
-                argument = binding.value
-                continue
-        break
-    text = dotted(argument)
+    text = pushed_source(file, found.function.node, anchor, found.push)
     return (file.path_of(anchor), text) if text else (None, None)
-
-
-def _widener(plan: AbandonPlan, editor):
-    """A LibCST transformer that ORs the abandon flag into the guard where the flag is used
-    (outside its `not`)."""
-    import libcst as cst
-
-    class Widen(cst.CSTTransformer):
-        def _matches(self, node) -> bool:
-            return _squash(editor.code(node)) == plan.widen
-
-        def on_leave(self, original, updated):
-            result = super().on_leave(original, updated)
-            if plan.negated:
-                if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not) and self._matches(original.expression):
-                    return editor.expression(f"(not {editor.code(original.expression).strip()} or {plan.flag})")
-            elif isinstance(original, cst.BaseExpression) and self._matches(original):
-                return editor.expression(f"({editor.code(original).strip()} or {plan.flag})")
-            return result
-
-        # a keyword's name and an attribute's name are not uses of the flag
-        def leave_Arg(self, original, updated):
-            return updated.with_changes(keyword=original.keyword)
-
-        def leave_Attribute(self, original, updated):
-            return updated.with_changes(attr=original.attr)
-
-    return Widen()
-
-
-def _squash(code: str) -> str:
-    """Code without white space, to compare an `ast` segment with LibCST's text of a node."""
-    return "".join(code.split())
 
 
 # -- the rule and its documentation -----------------------------------------------------------

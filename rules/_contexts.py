@@ -1,10 +1,11 @@
-"""Realtime vocabulary for commits to a local context (RTL002): the contexts a push sends,
-the items added to them before it, and the statements that commit items to a local context.
+"""Realtime vocabulary for the contexts a push sends: what they were copied from, the items
+added to them before the push, and the statements that commit items to a local context.
 (To join the rest of the realtime vocabulary in `rules/_realtime/`.)
 
     contexts = pushed_contexts(file, function, push)   # {"ctx", "chat_ctx"}: sent, or copied from
     items = pushed_items(file, function, push, contexts)   # name -> Item
     commit_call(stmt)                                   # (local context, committed names) or None
+    pushed_source(file, function, statement, push)      # "self._agent._chat_ctx": what is sent
 """
 
 from __future__ import annotations
@@ -150,3 +151,25 @@ def commit_call(stmt: ast.stmt) -> tuple[ast.AST, list[str]] | None:
     if isinstance(argument, (ast.List, ast.Tuple)) and argument.elts and all(isinstance(e, ast.Name) for e in argument.elts):
         return target, [e.id for e in argument.elts]
     return None
+
+
+def pushed_source(file, function: ast.AST, holder: ast.stmt, push) -> str | None:
+    """The context the push sends, as text: its argument, or what that was copied from
+    (`.copy()`, or a name bound inside `holder` before the push)."""
+    argument = push.argument
+    for _ in range(3):
+        if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Attribute) and argument.func.attr == "copy":
+            argument = argument.func.value
+            continue
+        if isinstance(argument, ast.Name):  # `ctx = self._agent._chat_ctx.copy()` in the try?
+            name = argument.id
+            binding = next((
+                n for n in walk_function(holder)
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+                and runs_before(file, function, n, push.call)
+            ), None)
+            if binding is not None:
+                argument = binding.value
+                continue
+        break
+    return dotted(argument)
