@@ -483,3 +483,48 @@ def test_methods_taking_callers_holding_and_reentry() -> None:
     assert again == ["the region already takes self._guard at line 14"]
     assert model.reentry(fn["chain"], fn["holder"].node.body, "_guard", set()) == []  # lifted, not taken twice
     assert model.flattenable(fn["takes"].node.body[0], "self._guard", fn["takes"])
+
+
+def test_an_abrupt_exit_through_a_with_or_finally_goes_where_it_leads() -> None:
+    file = load(
+        """
+        async def f(s, lock):
+            async with lock:
+                a = s.chat_ctx
+                if a:
+                    return
+            try:
+                if a:
+                    return
+            finally:
+                b = 1
+            await s.update_chat_ctx(a)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    body = file.tree.body[0].body
+    early, late = body[0].body[1].body[0], body[1].body[0].body[0]
+    push = calls(file.tree, "update_chat_ctx")[0]
+    # the returns leave through the lock's exit and the finally, not on to the push
+    assert not g.precedes(early, push) and not g.precedes(late, push)
+    assert g.precedes(early, body[1]) is False and g.precedes(late, body[1].finalbody[0])
+    kinds = [p.kind for p in g.may_run_between(body[0].body[0], push, is_await)]
+    assert kinds == ["async-with-exit"]
+
+
+def test_definitions_in_a_finally_reach_along_its_abrupt_exit() -> None:
+    file = load(
+        """
+        async def f(s, items):
+            ctx = None
+            for item in items:
+                if ctx:
+                    await s.update_chat_ctx(ctx)
+                try:
+                    continue
+                finally:
+                    ctx = s.chat_ctx
+        """
+    )
+    # only the `continue` leaves the try: its copy of the finally takes the snapshot round
+    assert flow_of(file, "f").origins(push_argument(file)) == {10}

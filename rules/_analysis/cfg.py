@@ -67,7 +67,9 @@ class Graph:
         self.successors: list[set[int]] = []
         self.points: list[list[Point]] = []  # per unit, in order
         self.statement_unit: dict[int, int] = {}  # id(stmt) -> its first unit
-        self.point_of: dict[int, Point] = {}  # id(expression) -> its point
+        self.point_of: dict[int, Point] = {}  # id(expression) -> its point (a finally's first copy)
+        self._copies: dict[int, list[Point]] = {}  # id(expression) -> its points in every copy
+        self._statement_units: dict[int, list[int]] = {}
         self._frames: list[_Frame] = []
         self._raise_to: list[list[int]] = []
         self._forward: dict[int, frozenset[int]] = {}
@@ -83,8 +85,9 @@ class Graph:
         self.points.append([])
         for root in roots:
             self._add_points(unit, root)
-        if stmt is not None and id(stmt) not in self.statement_unit:
-            self.statement_unit[id(stmt)] = unit
+        if stmt is not None:
+            self.statement_unit.setdefault(id(stmt), unit)
+            self._statement_units.setdefault(id(stmt), []).append(unit)
         if self._raise_to:
             self.successors[unit].update(self._raise_to[-1])
         return unit
@@ -107,6 +110,7 @@ class Graph:
         self.points[point.unit].append(point)
         if point.kind == "node":
             self.point_of.setdefault(id(point.node), point)
+            self._copies.setdefault(id(point.node), []).append(point)
 
     def _synthetic(self, unit: int, stmt: ast.stmt, kind: str) -> None:
         self._point(Point(stmt, unit, len(self.points[unit]), kind))
@@ -274,6 +278,15 @@ class Graph:
             return point
         return Point(node, self.statement_unit[id(node)], -1)
 
+    def copies(self, node: ast.AST) -> list[Point]:
+        """Every point of `node`: one, or two inside a `finally`."""
+        if id(node) in self._copies:
+            return self._copies[id(node)]
+        units = self._statement_units.get(id(node))
+        if units is None:
+            return [self.locate(node)]  # KeyError for a node of another function
+        return [Point(node, unit, -1) for unit in units]
+
     def forward(self, unit: int) -> frozenset[int]:
         """Units reachable from `unit` by one edge or more."""
         if unit not in self._forward:
@@ -296,23 +309,37 @@ class Graph:
 
     def precedes(self, a: ast.AST, b: ast.AST) -> bool:
         """Whether `a` can run before `b` on some path (in a loop, a later pass counts)."""
-        pa, pb = self.locate(a), self.locate(b)
-        return (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
+        return any(
+            (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
+            for pa in self.copies(a) for pb in self.copies(b)
+        )
 
     def dominates(self, a: ast.AST, b: ast.AST) -> bool:
         """Whether every path from the function's entry to `b` runs `a` first."""
-        pa, pb = self.locate(a), self.locate(b)
-        if pa.unit == pb.unit:
-            return pa.order < pb.order
-        return pa.unit in self._dominators()[pb.unit]
+        dominators = self._dominators()
+        return all(
+            any(pa.order < pb.order if pa.unit == pb.unit else pa.unit in dominators[pb.unit] for pa in self.copies(a))
+            for pb in self.copies(b)
+        )
 
     def may_run_between(self, a: ast.AST, b: ast.AST, predicate: Callable[[Point], bool]) -> list[Point]:
         """The points matching `predicate` that can run after `a` and before `b` on some
         path that does not run `a` again (a later pass's `a` starts afresh), loops included
         (`b` may run on the way: its await of an earlier pass counts). Points inside `a`
         or `b` themselves are not between."""
-        pa, pb = self.locate(a), self.locate(b)
         inside = {id(n) for n in (*walk_function(a), *walk_function(b))}
+        candidates: list[Point] = []
+        for pa in self.copies(a):
+            for pb in self.copies(b):
+                candidates += self._between(pa, pb)
+        found: dict[tuple[int, str], Point] = {}  # a `finally` has two copies of its points
+        for point in candidates:
+            key = (id(point.node), point.kind)
+            if key not in found and not (point.kind == "node" and id(point.node) in inside) and predicate(point):
+                found[key] = point
+        return sorted(found.values(), key=_source_order)
+
+    def _between(self, pa: Point, pb: Point) -> list[Point]:
         candidates: list[Point] = []
         if pa.unit == pb.unit and pa.order < pb.order:
             candidates += [p for p in self.points[pa.unit] if pa.order < p.order < pb.order]
@@ -323,12 +350,7 @@ class Graph:
             middle = onward & _reach(pb.unit, self._predecessor_sets(), avoid=pa.unit)
             for unit in sorted(middle):
                 candidates += self.points[unit]
-        found: dict[tuple[int, str], Point] = {}  # a `finally` has two copies of its points
-        for point in candidates:
-            key = (id(point.node), point.kind)
-            if key not in found and not (point.kind == "node" and id(point.node) in inside) and predicate(point):
-                found[key] = point
-        return sorted(found.values(), key=_source_order)
+        return candidates
 
     def different_branches(self, a: ast.AST, b: ast.AST, parents: dict[int, ast.AST]) -> bool:
         """Whether `a` and `b` sit in exclusive arms of one compound statement (the body and
