@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from rtlint.context import StatementPath
-from rtlint.findings import Finding
+from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
 
 from ._analysis.blocks import ahead_in_block, calls_after, conditions_between, failure_blocks, in_loop
 from ._analysis.cfg import graph
 from ._analysis.index import dotted, index
-from ._analysis.locks import lock_model
 from ._analysis.loops import runs_before, runs_between
 from ._analysis.paths import region, statement_at
 from ._analysis.values import ValueFlow
@@ -108,13 +107,15 @@ def _committed_before(file, push: Push, local: str, names: list[str]) -> bool:
 
 @dataclass(frozen=True)
 class OrderingPlan:
-    commit: StatementPath  # the late commit, to move
-    before: StatementPath  # the statement to put it before
-    companions: tuple[StatementPath, ...]  # calls that move with it (opted in)
-    rollbacks: tuple[StatementPath, ...]  # first statements of the blocks that undo it
-    undo: str  # code that removes the items from the local context again
-    add_import: bool
-    import_at: tuple[StatementPath, bool]
+    applicability: Applicability | None  # None: no sound fix
+    reason: str  # why it is unsafe or not fixable ("" when safe)
+    commit: StatementPath = ()  # the late commit, to move
+    before: StatementPath = ()  # the statement to put it before
+    companions: tuple[StatementPath, ...] = ()  # calls that move with it (opted in)
+    rollbacks: tuple[StatementPath, ...] = ()  # first statements of the blocks that undo it
+    undo: str = ""  # code that removes the items from the local context again
+    add_import: bool = False
+    import_at: tuple[StatementPath, bool] = ((), False)
 
     def apply(self, editor) -> None:
         target = editor.locate(self.before)
@@ -128,14 +129,14 @@ class OrderingPlan:
             editor.insert_import(editor.locate(path), after, "import contextlib\n")
 
 
-def _plan(file, late: _Late, settings) -> tuple[OrderingPlan | None, str, str]:
-    """(plan or None, why the fix is unsafe, why there is no fix)."""
+def _plan(file, late: _Late, settings) -> OrderingPlan:
+    """Move the commit before the push; undo it where the push fails and leaves."""
     push, commit, items = late.push, late.commit, late.items
     push_path, commit_path = file.path_of(push.stmt), file.path_of(commit)
     start = len(region(push_path, commit_path)[0]) - 1  # the statement holding the push in the shared block
     used = {n.id for n in ast.walk(commit) if isinstance(n, ast.Name)} & late.rebound
     if used:
-        return None, "", f"the commit uses {', '.join(sorted(used))}, computed after the push"
+        return OrderingPlan(None, f"the commit uses {', '.join(sorted(used))}, computed after the push")
     unsafe = []
     if late.order == "after" and start > 0:  # commit and push in one try body: the commit goes before that try
         parent = statement_at(file.tree, push_path[:start])
@@ -145,7 +146,7 @@ def _plan(file, late: _Late, settings) -> tuple[OrderingPlan | None, str, str]:
             start -= 1
     anchor, definitions = _anchor(file, push, items, push_path, start)
     if anchor is None:
-        return None, "", "no place before the push where the item exists"
+        return OrderingPlan(None, "no place before the push where the item exists")
     conditions = conditions_between(file, commit_path, len(region(push_path, commit_path)[0]) + (late.order != "after"))
     if conditions:
         unsafe.append(f"the commit is conditional ({conditions}); hoisting it makes it unconditional")
@@ -161,21 +162,18 @@ def _plan(file, late: _Late, settings) -> tuple[OrderingPlan | None, str, str]:
         unsafe.append("the item is bound inside a loop's try, so an early failure could undo an older item")
     alias = imports_module(analyse(file), "contextlib")
     companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
-    plan = OrderingPlan(
-        commit=commit_path, before=anchor, companions=tuple(companions),
+    return OrderingPlan(
+        "unsafe" if unsafe else "safe", "; ".join(unsafe), commit=commit_path, before=anchor, companions=tuple(companions),
         rollbacks=tuple(rollbacks), undo=_undo(late, settings, alias, maybe_unbound),
         add_import=bool(rollbacks) and alias is None, import_at=import_anchor(analyse(file), "contextlib"),
     )
-    return plan, "; ".join(unsafe), ""
 
 
 def _anchor(file, push: Push, items: list[Item], push_path: StatementPath, start: int):
     """The shallowest statement on the way down to the push that is under every lock taken
     around the push and after the items exist, with the items' definitions (None: a
     parameter)."""
-    model = lock_model(file, (analyse(file).push_lock_name,))
-    regions = model.regions(push.call, index(file).function_of[id(push.function.node)])
-    locked = {id(r.stmt) for r in regions}
+    locked = {id(r.stmt) for r in analyse(file).locks.regions(push.call, push.function)}
     depths = [d for d in range(start, len(push_path)) if id(statement_at(file.tree, push_path[: d + 1])) in locked]
     definitions = [d for item in items for d in _definitions(file, push, item.name)]
     if any(d is False for d in definitions):
@@ -360,7 +358,7 @@ class A:
 
     def check(self, file) -> Iterator[Finding]:
         for late in _late_commits(file):
-            plan, unsafe, never = _plan(file, late, self.settings)
+            plan = _plan(file, late, self.settings)
             one = len(late.items) == 1
             names = ", ".join(f"`{item.name}`" for item in late.items)
             message = (
@@ -368,14 +366,4 @@ class A:
                 f"line {late.push.call.lineno} is awaited; a copy of {late.local} made during the push lacks "
                 f"{'it' if one else 'them'}, and pushing that copy deletes {'it' if one else 'them'} server-side"
             )
-            if never:
-                message += f" (not fixable: {never})"
-            elif unsafe:
-                message += f" (fix is unsafe: {unsafe})"
-            applicability = None if plan is None else ("unsafe" if unsafe else "safe")
-            yield self.report(
-                file, late.commit.value, message, fixable=applicability, symbol=late.push.function.qualname, data=plan
-            )
-
-    def fix(self, finding: Finding, file) -> None:
-        finding.data.apply(file.editor)
+            yield self.report(file, late.commit.value, message, plan=plan, symbol=late.push.function.qualname)

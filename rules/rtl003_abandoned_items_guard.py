@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from rtlint.context import StatementPath
-from rtlint.findings import Finding
+from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
 
 from ._analysis.flags import (
@@ -118,6 +118,8 @@ class AbandonPlan:
     negated: bool  # the flag is used as `not flag`
     drop_before: StatementPath | None  # statement of the guard's body holding the push
     pushed: str | None  # the context the cleanup pushes (abandoned items are dropped from it)
+    applicability: Applicability = "safe"  # always: the flag only widens the guard
+    reason: str = ""
 
     def apply(self, editor) -> None:
         declarations = [f"{self.flag} = False\n"] + ([f"{self.ids}: list[str] = []\n"] if self.ids else [])
@@ -327,10 +329,7 @@ class A:
             if plan.ids is None:
                 message += " (the fix adds the flag only: no id attribute of the items is used, so copies echoed into the pushed context are not dropped)"
             guard = found.guard
-            finding = self.report(file, guard, message, fixable="safe", symbol=found.function.qualname, data=plan)
+            finding = self.report(file, guard, message, plan=plan, symbol=found.function.qualname)
             # the guard is the `if` line; it ends where its test ends
             finding.end_line, finding.end_column = file.position(guard.test.end_lineno, guard.test.end_col_offset)
             yield finding
-
-    def fix(self, finding: Finding, file) -> None:
-        finding.data.apply(file.editor)

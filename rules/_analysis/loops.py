@@ -28,9 +28,10 @@ _STOPS = {"StopAsyncIteration", "StopIteration"}
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
-def header(g: Graph, loop: ast.For | ast.AsyncFor | ast.While) -> int:
-    """The unit every pass of the loop starts at: the `while` test, the `for` step."""
-    return g.locate(loop.test if isinstance(loop, ast.While) else loop.target).unit
+def headers(g: Graph, loop: ast.For | ast.AsyncFor | ast.While) -> frozenset[int]:
+    """The units every pass of the loop starts at: the `while` test, the `for` step (two
+    when the loop sits in a `finally`, which the graph builds twice)."""
+    return frozenset(p.unit for p in g.copies(loop.test if isinstance(loop, ast.While) else loop.target))
 
 
 def common_loop(file: FileContext, a: ast.AST, b: ast.AST) -> ast.AST | None:
@@ -53,23 +54,24 @@ def runs_before(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST) ->
     loop = common_loop(file, a, b)
     if loop is None:
         return g.precedes(a, b)
-    pa, pb = g.locate(a), g.locate(b)
-    if pa.unit == pb.unit and pa.order < pb.order:
-        return True
-    return pb.unit in _reach_avoiding(file, g, pa.unit, header(g, loop))
+    avoid = headers(g, loop)
+    return any(
+        (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in _reach_avoiding(file, g, pa.unit, avoid)
+        for pa in g.copies(a) for pb in g.copies(b)
+    )
 
 
-def _reach_avoiding(file: FileContext, g: Graph, start: int, avoid: int) -> frozenset[int]:
+def _reach_avoiding(file: FileContext, g: Graph, start: int, avoid: frozenset[int]) -> frozenset[int]:
     """Units reachable from `start` by one edge or more, never entering `avoid`."""
 
     def compute() -> frozenset[int]:
         seen: set[int] = set()
-        stack = [u for u in g.successors[start] if u != avoid]
+        stack = [u for u in g.successors[start] if u not in avoid]
         while stack:
             unit = stack.pop()
             if unit not in seen:
                 seen.add(unit)
-                stack.extend(u for u in g.successors[unit] if u != avoid)
+                stack.extend(u for u in g.successors[unit] if u not in avoid)
         return frozenset(seen)
 
     return file.memo(("rules._analysis.loops.reach", id(g), start, avoid), compute)
@@ -198,4 +200,4 @@ def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     return names | {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-__all__ = ["FillingLoop", "added_to", "common_loop", "early_exits", "filling_loops", "header", "runs_before", "runs_between", "stream_pull"]
+__all__ = ["FillingLoop", "added_to", "common_loop", "early_exits", "filling_loops", "headers", "runs_before", "runs_between", "stream_pull"]
