@@ -16,7 +16,7 @@ from ._analysis.index import dotted, index
 from ._analysis.loops import runs_before, runs_between
 from ._analysis.paths import region, statement_at
 from ._analysis.values import ValueFlow
-from ._contexts import Item, commit_call, pushed_contexts, pushed_items
+from ._realtime.contexts import Item, commit_call, pushed_contexts, pushed_items
 from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))

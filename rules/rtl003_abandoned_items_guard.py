@@ -17,7 +17,7 @@ from ._analysis.flags import (
 from ._analysis.blocks import body_start, statement_holding
 from ._analysis.index import Function, index
 from ._analysis.loops import early_exits, filling_loops, runs_before
-from ._contexts import pushed_source
+from ._realtime.contexts import pushed_source
 from ._edits import or_into, squash
 from ._realtime import OPTIONS, Push, analyse, required_tokens
 

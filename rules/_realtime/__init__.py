@@ -8,6 +8,8 @@ and the push lock (design.md's terms), built from the rule options.
 - `pushlock`: a class's push lock, `under_push_lock`, `serialized`, `stale_snapshots`
   (RTL001's defect, which RTL004 does not report again), `lock_takers`, snapshot `flow`.
 - `anchors`: where module-level lines and imports go.
+- `contexts`: the contexts a push sends, the items added to them, commits to a local
+  context (RTL002, RTL003).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Realtime vocabulary for the contexts a push sends: what they were copied from, the items
 added to them before the push, and the statements that commit items to a local context.
-(To join the rest of the realtime vocabulary in `rules/_realtime/`.)
 
     contexts = pushed_contexts(file, function, push)   # {"ctx", "chat_ctx"}: sent, or copied from
     items = pushed_items(file, function, push, contexts)   # name -> Item
@@ -14,8 +13,8 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from ._analysis.index import dotted, final_name, walk_function
-from ._analysis.loops import runs_before
+from .._analysis.index import dotted, final_name, walk_function
+from .._analysis.loops import runs_before
 
 ADDERS = {"insert", "_upsert_item"}  # ctx.<adder>(item) / ctx.items.append(item)
 COMMITS = {"_upsert_item", "insert", "append", "extend", "add_message"}
