@@ -11,11 +11,9 @@ from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
 
 from ._analysis.blocks import ahead_in_block, calls_after, conditions_between, failure_blocks, in_loop
-from ._analysis.cfg import graph
 from ._analysis.index import dotted, index
-from ._analysis.loops import runs_before, runs_between
+from ._analysis.loops import assignments_reaching, runs_before, runs_between
 from ._analysis.paths import region, statement_at
-from ._analysis.values import ValueFlow
 from ._realtime.contexts import Item, commit_call, pushed_contexts, pushed_items
 from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
 
@@ -175,27 +173,15 @@ def _anchor(file, push: Push, items: list[Item], push_path: StatementPath, start
     parameter)."""
     locked = {id(r.stmt) for r in analyse(file).locks.regions(push.call, push.function)}
     depths = [d for d in range(start, len(push_path)) if id(statement_at(file.tree, push_path[: d + 1])) in locked]
-    definitions = [d for item in items for d in _definitions(file, push, item.name)]
-    if any(d is False for d in definitions):
-        return None, []
+    definitions = [assignments_reaching(file, push.function.node, item.name, push.call) for item in items]
+    if not all(definitions):
+        return None, []  # an item with no assignment before the push
+    definitions = [d for found in definitions for d in found]
     for depth in range(max([start, *(d + 1 for d in depths)]), len(push_path)):
         candidate = push_path[: depth + 1]
         if all(d is None or ahead_in_block(file.path_of(d), candidate) for d in definitions):
             return candidate, [d for d in definitions if d is not None]
     return None, []
-
-
-def _definitions(file, push: Push, name: str) -> list:
-    """The assignments of `name` that run before the push (in this pass) and whose value
-    reaches it (None for a parameter); [False] when there is none."""
-    function = push.function.node
-    values = file.memo(("rtl002.reaching", id(function)), lambda: ValueFlow(graph(file, function), function, lambda n: frozenset()))
-    found = []
-    for d in values.reaching(name, push.call):
-        stmt = None if isinstance(d.node, ast.arg) else index(file).statement_of(d.node)
-        if stmt is None or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and runs_before(file, function, stmt, push.call):
-            found.append(stmt)
-    return list(dict.fromkeys(found)) or [False]
 
 
 def _rollback_points(file, push_path: StatementPath, start: int, order: str, definitions) -> tuple[list, bool]:

@@ -11,7 +11,7 @@ from rtlint.rule import Settings
 from rules._analysis.blocks import ahead_in_block, body_start, calls_after, failure_blocks, leaving_blocks, statement_holding
 from rules._analysis.flags import empty_list_target, flag_in_guard, flags_from, fresh, marked_before
 from rules._analysis.index import index
-from rules._analysis.loops import early_exits, filling_loops, runs_before, runs_between
+from rules._analysis.loops import assignments_reaching, early_exits, filling_loops, runs_before, runs_between
 
 
 def load(source: str) -> FileContext:
@@ -229,3 +229,25 @@ def test_calls_after_and_body_start() -> None:
     assert calls_after(file, fn.body[1], set(), {"msg"}) == []
     assert body_start(file, fn) == (file.path_of(fn.body[0]), True)
     assert body_start(file, function(file, "g"))[1] is False
+
+
+def test_assignments_reaching_a_use_in_one_pass() -> None:
+    file = load(
+        """
+        async def f(p, xs, y):
+            a = 1
+            if y:
+                a = 2
+            for x in xs:
+                b = make()
+                await push(a, b, p)
+                b = other()
+        """
+    )
+    fn = function(file, "f")
+    use = call(fn, "push")
+    first, branch = fn.body[0], fn.body[1].body[0]
+    assert assignments_reaching(file, fn, "a", use) == [first, branch]
+    assert assignments_reaching(file, fn, "b", use) == [fn.body[2].body[0]]  # not the next pass's
+    assert assignments_reaching(file, fn, "p", use) == [None]
+    assert assignments_reaching(file, fn, "x", use) == []  # a loop target is not an assignment

@@ -7,6 +7,7 @@ current item appended before this `break`", "does the commit follow the push". F
     runs_before(file, function_node, a, b)   # a can run before b without a new pass of a
                                              # loop holding both (else: graph precedes)
     runs_between(file, function_node, a, b, nodes)  # the nodes that can run between, one pass
+    assignments_reaching(file, function_node, name, use)  # its assignments that reach use
     early_exits(loop)                        # its breaks and returns, not the stream's end
     filling_loops(file, function_node)       # loops (nested functions too) adding to lists
 """
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .cfg import Graph, graph
 from .index import FunctionNode, dotted, final_name, index, walk_function
+from .values import ValueFlow
 
 if TYPE_CHECKING:
     from rtlint.context import FileContext
@@ -81,6 +83,18 @@ def runs_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, n
     """The `nodes` (owned by the function) that can run after `a` and before `b` in one
     pass, in the sense of `runs_before`."""
     return [n for n in nodes if runs_before(file, function, a, n) and runs_before(file, function, n, b)]
+
+
+def assignments_reaching(file: FileContext, function: ast.AST, name: str, use: ast.AST) -> list[ast.stmt | None]:
+    """The assignments (`=`, annotated, augmented) of `name` whose value reaches `use` and
+    that run before it in one pass; None stands for a parameter."""
+    values = file.memo(("rules._analysis.loops.reaching", id(function)), lambda: ValueFlow(graph(file, function), function, lambda n: frozenset()))
+    found: list[ast.stmt | None] = []
+    for d in values.reaching(name, use):
+        stmt = None if isinstance(d.node, ast.arg) else index(file).statement_of(d.node)
+        if stmt is None or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and runs_before(file, function, stmt, use):
+            found.append(stmt)
+    return list(dict.fromkeys(found))
 
 
 def early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
@@ -200,4 +214,4 @@ def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     return names | {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-__all__ = ["FillingLoop", "added_to", "common_loop", "early_exits", "filling_loops", "headers", "runs_before", "runs_between", "stream_pull"]
+__all__ = ["FillingLoop", "added_to", "assignments_reaching", "common_loop", "early_exits", "filling_loops", "headers", "runs_before", "runs_between", "stream_pull"]
