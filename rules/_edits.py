@@ -5,13 +5,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from rtlint.cstedit import Editor
+
 
 def squash(code: str) -> str:
     """Code without white space, to compare an `ast` segment with LibCST's text of a node."""
     return "".join(code.split())
 
 
-def or_into(editor, expression: str, flag: str, negated: bool):
+def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CSTTransformer:
     """A LibCST transformer that ORs `flag` into every expression whose code is `expression`
     (squashed): `(e or flag)`, or `(not e or flag)` where `negated` and the `e` is under a
     `not`."""

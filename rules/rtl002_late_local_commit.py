@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from rtlint.context import StatementPath
+from rtlint.context import FileContext, StatementPath
 from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
+from rtlint.settings import Settings
 
 from ._analysis.blocks import ahead_in_block, calls_after, conditions_between, failure_blocks, in_loop
 from ._analysis.index import dotted, index
@@ -16,6 +17,9 @@ from ._analysis.loops import assignments_reaching, runs_before, runs_between
 from ._analysis.paths import region, statement_at
 from ._realtime.contexts import Item, commit_call, pushed_contexts, pushed_items
 from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
+
+if TYPE_CHECKING:
+    from rtlint.cstedit import Editor
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
@@ -32,7 +36,7 @@ class _Late:
     rebound: set[str]  # names bound after the push and before the commit
 
 
-def _late_commits(file) -> Iterator[_Late]:
+def _late_commits(file: FileContext) -> Iterator[_Late]:
     reported: set[int] = set()  # one finding per commit, whichever push it follows
     for push in analyse(file).pushes:
         for late in _after(file, push):
@@ -41,7 +45,7 @@ def _late_commits(file) -> Iterator[_Late]:
                 yield late
 
 
-def _after(file, push: Push) -> Iterator[_Late]:
+def _after(file: FileContext, push: Push) -> Iterator[_Late]:
     function = push.function.node
     contexts = pushed_contexts(file, function, push)
     items = pushed_items(file, function, push, contexts) if contexts else {}
@@ -70,7 +74,7 @@ def _after(file, push: Push) -> Iterator[_Late]:
             yield _Late(push, stmt, local, pushed, order, rebound)
 
 
-def _order(file, push: Push, commit: ast.stmt) -> str | None:
+def _order(file: FileContext, push: Push, commit: ast.stmt) -> str | None:
     """How the commit follows the awaited push in one pass: "after", or in the "else" or
     "finally" of the try whose body holds the push; None if not (another branch, a handler
     of the push's own failure, a loop's `else:`)."""
@@ -89,7 +93,7 @@ def _order(file, push: Push, commit: ast.stmt) -> str | None:
     return None
 
 
-def _committed_before(file, push: Push, local: str, names: list[str]) -> bool:
+def _committed_before(file: FileContext, push: Push, local: str, names: list[str]) -> bool:
     """Whether the same items were committed to the same local context before the push."""
     function = push.function.node
     for stmt in index(file).nodes(function):
@@ -115,7 +119,7 @@ class OrderingPlan:
     add_import: bool = False
     import_at: tuple[StatementPath, bool] = ((), False)
 
-    def apply(self, editor) -> None:
+    def apply(self, editor: Editor) -> None:
         target = editor.locate(self.before)
         for path in (self.commit, *self.companions):
             editor.move_before(editor.locate(path), target)
@@ -127,7 +131,7 @@ class OrderingPlan:
             editor.insert_import(editor.locate(path), after, "import contextlib\n")
 
 
-def _plan(file, late: _Late, settings) -> OrderingPlan:
+def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
     """Move the commit before the push; undo it where the push fails and leaves."""
     push, commit, items = late.push, late.commit, late.items
     push_path, commit_path = file.path_of(push.stmt), file.path_of(commit)
@@ -167,7 +171,7 @@ def _plan(file, late: _Late, settings) -> OrderingPlan:
     )
 
 
-def _anchor(file, push: Push, items: list[Item], push_path: StatementPath, start: int):
+def _anchor(file: FileContext, push: Push, items: list[Item], push_path: StatementPath, start: int) -> tuple[StatementPath | None, list[ast.stmt]]:
     """The shallowest statement on the way down to the push that is under every lock taken
     around the push and after the items exist, with the items' definitions (None: a
     parameter)."""
@@ -184,7 +188,7 @@ def _anchor(file, push: Push, items: list[Item], push_path: StatementPath, start
     return None, []
 
 
-def _rollback_points(file, push_path: StatementPath, start: int, order: str, definitions) -> tuple[list, bool]:
+def _rollback_points(file: FileContext, push_path: StatementPath, start: int, order: str, definitions: list[ast.stmt]) -> tuple[list[StatementPath], bool]:
     """First statements of the blocks that must undo the commit (where a failure of the push
     leaves without reaching the original commit; none for a commit in `finally:`), and
     whether one can run before an item is bound (it is bound inside that try)."""
@@ -196,7 +200,7 @@ def _rollback_points(file, push_path: StatementPath, start: int, order: str, def
     return list(dict.fromkeys(p for _, blocks in holders for p in blocks)), maybe_unbound
 
 
-def _undo(late: _Late, settings, alias: str | None, maybe_unbound: bool) -> str:
+def _undo(late: _Late, settings: Settings, alias: str | None, maybe_unbound: bool) -> str:
     """Code that removes the committed items again, where they are (the context may have
     been replaced meanwhile, or, when `maybe_unbound`, the item not made yet)."""
     items, remove = late.items, settings.get("remove-method", "remove")
@@ -342,7 +346,7 @@ class A:
     def required_tokens(self) -> list[tuple[str, ...]]:
         return required_tokens(self.settings)
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         for late in _late_commits(file):
             plan = _plan(file, late, self.settings)
             one = len(late.items) == 1

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from rtlint.context import StatementPath
+from rtlint.context import FileContext, StatementPath
 from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
 
@@ -20,6 +20,9 @@ from ._analysis.loops import early_exits, filling_loops, runs_before
 from ._realtime.contexts import pushed_source
 from ._edits import or_into, squash
 from ._realtime import OPTIONS, Push, analyse, required_tokens
+
+if TYPE_CHECKING:
+    from rtlint.cstedit import Editor
 
 # -- detection ------------------------------------------------------------------------------
 
@@ -48,7 +51,7 @@ class _Guard:
     push: Push
 
 
-def _guards(file) -> Iterator[_Guard]:
+def _guards(file: FileContext) -> Iterator[_Guard]:
     pushes = analyse(file).pushes
     for function in index(file).functions:
         own_pushes = [p for p in pushes if p.function.node is function.node]
@@ -56,7 +59,7 @@ def _guards(file) -> Iterator[_Guard]:
             yield from _guards_in(file, function, own_pushes)
 
 
-def _guards_in(file, function: Function, pushes: list[Push]) -> Iterator[_Guard]:
+def _guards_in(file: FileContext, function: Function, pushes: list[Push]) -> Iterator[_Guard]:
     own = index(file).nodes(function.node)
     guards = [n for n in own if isinstance(n, ast.If)]
     for definition in own:
@@ -74,7 +77,7 @@ def _guards_in(file, function: Function, pushes: list[Push]) -> Iterator[_Guard]
                 yield _Guard(function, definition, name, loops, guard, flag, push)
 
 
-def _loops_filling(file, function: ast.AST, name: str) -> list[_Loop]:
+def _loops_filling(file: FileContext, function: ast.AST, name: str) -> list[_Loop]:
     """Loops over a stream (here, or in nested functions sharing the list) that add to it
     and leave early; a `return` from the guard's own function skips the guard: not this bug."""
     loops = []
@@ -86,7 +89,7 @@ def _loops_filling(file, function: ast.AST, name: str) -> list[_Loop]:
     return loops
 
 
-def _already_tracked(file, guard: ast.If, loops: list[_Loop]) -> bool:
+def _already_tracked(file: FileContext, guard: ast.If, loops: list[_Loop]) -> bool:
     """Whether the guard uses a variable that is set right before every early exit."""
     in_guard = {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name)}
     exits = [(loop.function, e) for loop in loops for e in loop.exits]
@@ -121,7 +124,7 @@ class AbandonPlan:
     applicability: Applicability = "safe"  # always: the flag only widens the guard
     reason: str = ""
 
-    def apply(self, editor) -> None:
+    def apply(self, editor: Editor) -> None:
         declarations = [f"{self.flag} = False\n"] + ([f"{self.ids}: list[str] = []\n"] if self.ids else [])
         editor.insert_after(editor.locate(self.declare_after), [editor.statement(c) for c in declarations])
         for path, after_docstring in self.nonlocal_at:
@@ -146,7 +149,7 @@ class AbandonPlan:
             editor.insert_before(editor.locate(self.drop_before), [editor.statement(drop)])
 
 
-def _plan(file, found: _Guard, candidates) -> AbandonPlan:
+def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> AbandonPlan:
     function = found.function.node
     taken = names_in(function)
     flag_name = fresh(f"{found.name}_abandoned", taken)
@@ -172,7 +175,7 @@ def _plan(file, found: _Guard, candidates) -> AbandonPlan:
     )
 
 
-def _exit_plans(file, loops: list[_Loop], ids: str | None, id_attribute: str | None) -> Iterator[ExitPlan]:
+def _exit_plans(file: FileContext, loops: list[_Loop], ids: str | None, id_attribute: str | None) -> Iterator[ExitPlan]:
     """At each exit: record the current item when it cannot have entered the list yet (no
     append and, in a `while`, the pull ran earlier in this pass), and drain the stream."""
     for loop in loops:
@@ -184,7 +187,7 @@ def _exit_plans(file, loops: list[_Loop], ids: str | None, id_attribute: str | N
             yield ExitPlan(file.path_of(stmt), record, loop.stream if ids else None)
 
 
-def _drop_target(file, found: _Guard) -> tuple[StatementPath | None, str | None]:
+def _drop_target(file: FileContext, found: _Guard) -> tuple[StatementPath | None, str | None]:
     """Where to drop the abandoned ids (the guard's statement holding the push), and from
     which context: the one the cleanup pushes, or what it was copied from."""
     anchor = statement_holding(file, found.guard.body, found.push.stmt)
@@ -315,7 +318,7 @@ class A:
         return required_tokens(self.settings)
 
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         for found in _guards(file):
             plan = _plan(file, found, self.settings.get("abandoned-item-ids", ()))
             exit_lines = sorted({e.lineno for loop in found.loops for e in loop.exits})
