@@ -64,7 +64,8 @@ def test_runs_before_loop_else_and_branches() -> None:
     )
     fn = function(file, "f")
     push, e, g, h = (call(fn, n) for n in "push e g h".split())
-    assert not runs_before(file, fn, push, e)  # the loop's else only after the last pass
+    assert runs_before(file, fn, push, e)  # the loop's else, after the last pass
+    assert not runs_before(file, fn, e, push)
     assert not runs_before(file, fn, g, h) and runs_before(file, fn, push, g)
 
 
@@ -251,3 +252,19 @@ def test_assignments_reaching_a_use_in_one_pass() -> None:
     assert assignments_reaching(file, fn, "b", use) == [fn.body[2].body[0]]  # not the next pass's
     assert assignments_reaching(file, fn, "p", use) == [None]
     assert assignments_reaching(file, fn, "x", use) == []  # a loop target is not an assignment
+
+
+def test_a_loop_target_is_bound_at_the_start_of_each_pass() -> None:
+    file = load(
+        """
+        async def f(xs):
+            for x in xs:
+                await push(x)
+                commit(x)
+        """
+    )
+    fn = function(file, "f")
+    target = fn.body[0].target
+    push, commit = call(fn, "push"), call(fn, "commit")
+    assert runs_before(file, fn, target, push) and not runs_before(file, fn, push, target)
+    assert runs_between(file, fn, push, commit, [target]) == []

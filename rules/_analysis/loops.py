@@ -5,7 +5,8 @@ of a loop body precedes one at its top). Some questions are about one pass: "was
 current item appended before this `break`", "does the commit follow the push". For those:
 
     runs_before(file, function_node, a, b)   # a can run before b without a new pass of a
-                                             # loop holding both (else: graph precedes)
+                                             # loop body holding both (cfg reaches_within;
+                                             # else cfg precedes)
     runs_between(file, function_node, a, b, nodes)  # the nodes that can run between, one pass
     assignments_reaching(file, function_node, name, use)  # its assignments that reach use
     early_exits(loop)                        # its breaks and returns, not the stream's end
@@ -18,8 +19,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from .cfg import Graph, graph
-from .index import FunctionNode, dotted, final_name, index, walk_function
+from .cfg import graph
+from .index import FunctionNode, Index, dotted, final_name, index, walk_function
 from .values import ValueFlow
 
 if TYPE_CHECKING:
@@ -30,53 +31,39 @@ _STOPS = {"StopAsyncIteration", "StopIteration"}
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
-def headers(g: Graph, loop: ast.For | ast.AsyncFor | ast.While) -> frozenset[int]:
-    """The units every pass of the loop starts at: the `while` test, the `for` step (two
-    when the loop sits in a `finally`, which the graph builds twice)."""
-    return frozenset(p.unit for p in g.copies(loop.test if isinstance(loop, ast.While) else loop.target))
-
-
-def common_loop(file: FileContext, a: ast.AST, b: ast.AST) -> ast.AST | None:
-    """The innermost loop statement (body or `else:`) holding both, inside their function."""
+def common_loop(file: FileContext, a: ast.AST, b: ast.AST) -> ast.For | ast.AsyncFor | ast.While | None:
+    """The innermost loop that runs both on each pass (in its body, or its `for` target or
+    `while` test; not its `else:`), inside their function."""
     idx = index(file)
-    around_b = {id(n) for n in idx.ancestors(b)}
-    for ancestor in idx.ancestors(a):
-        if isinstance(ancestor, (*FunctionNode, ast.ClassDef, ast.Lambda)):
-            return None
-        if isinstance(ancestor, Loop) and id(ancestor) in around_b:
-            return ancestor
+    passes_b = {id(loop) for loop, child in _loops_around(idx, b) if _each_pass(loop, child)}
+    for loop, child in _loops_around(idx, a):
+        if _each_pass(loop, child) and id(loop) in passes_b:
+            return loop
     return None
 
 
+def _loops_around(idx: Index, node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(loop, its child holding `node`) for every loop around `node` in its function."""
+    previous = node
+    for ancestor in idx.ancestors(node):
+        if isinstance(ancestor, (*FunctionNode, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(ancestor, Loop):
+            yield ancestor, previous
+        previous = ancestor
+
+
+def _each_pass(loop: ast.AST, child: ast.AST) -> bool:
+    return child in loop.body or child is getattr(loop, "target", None) or child is getattr(loop, "test", None)
+
+
 def runs_before(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST) -> bool:
-    """Whether `a` can run before `b` in one pass of the innermost loop holding both (a
-    path that does not go back to that loop's header), or on any path when no loop holds
-    both."""
+    """Whether `a` can run before `b` in one pass of the innermost loop whose body holds
+    both (without leaving that body: not only on the next pass), or on any path when no
+    loop body holds both."""
     g = graph(file, function)
     loop = common_loop(file, a, b)
-    if loop is None:
-        return g.precedes(a, b)
-    avoid = headers(g, loop)
-    return any(
-        (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in _reach_avoiding(file, g, pa.unit, avoid)
-        for pa in g.copies(a) for pb in g.copies(b)
-    )
-
-
-def _reach_avoiding(file: FileContext, g: Graph, start: int, avoid: frozenset[int]) -> frozenset[int]:
-    """Units reachable from `start` by one edge or more, never entering `avoid`."""
-
-    def compute() -> frozenset[int]:
-        seen: set[int] = set()
-        stack = [u for u in g.successors[start] if u not in avoid]
-        while stack:
-            unit = stack.pop()
-            if unit not in seen:
-                seen.add(unit)
-                stack.extend(u for u in g.successors[unit] if u not in avoid)
-        return frozenset(seen)
-
-    return file.memo(("rules._analysis.loops.reach", id(g), start, avoid), compute)
+    return g.precedes(a, b) if loop is None else g.reaches_within(a, b, loop.body)
 
 
 def runs_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, nodes: Iterable[ast.AST]) -> list[ast.AST]:
@@ -214,4 +201,4 @@ def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     return names | {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-__all__ = ["FillingLoop", "added_to", "assignments_reaching", "common_loop", "early_exits", "filling_loops", "headers", "runs_before", "runs_between", "stream_pull"]
+__all__ = ["FillingLoop", "added_to", "assignments_reaching", "common_loop", "early_exits", "filling_loops", "runs_before", "runs_between", "stream_pull"]
