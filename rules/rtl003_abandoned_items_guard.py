@@ -150,7 +150,10 @@ class AbandonPlan:
 
 
 def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> AbandonPlan:
+    """A flag set at every early exit and ORed into the guard; with an id attribute, the
+    abandoned items' ids too, dropped from the context the cleanup pushes."""
     function = found.function.node
+    nested = [loop.function for loop in found.loops if loop.function is not function]
     taken = names_in(function)
     flag_name = fresh(f"{found.name}_abandoned", taken)
     id_attribute = attribute_read(function, [loop.target for loop in found.loops], candidates)
@@ -167,7 +170,7 @@ def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> Abando
     parent = parent_in(guard.test, widen)
     return AbandonPlan(
         flag=flag_name, ids=ids, id_attribute=id_attribute, drain_variable=fresh("_rtlint_abandoned", taken),
-        declare_after=file.path_of(found.definition), nonlocal_at=tuple(dict.fromkeys(body_start(file, loop.function) for loop in found.loops if loop.function is not function)),
+        declare_after=file.path_of(found.definition), nonlocal_at=tuple(dict.fromkeys(body_start(file, f) for f in nested)),
         exits=tuple(_exit_plans(file, found.loops, ids, id_attribute)), skipped=tuple(skipped),
         guard=file.path_of(guard), widen=squash(file.segment(widen)),
         negated=isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not),
