@@ -1,0 +1,151 @@
+"""Blocks of statements, for fixes that move code: which blocks leave a region early, and
+which conditions stand between a block and a statement inside it.
+
+    leaving_blocks(file, body, region)       # first statements of blocks that return, raise,
+                                             # or break/continue a loop outside the region
+    conditions_between(file, path, depth)    # "if x, in a loop at line 3", as text
+    in_loop(file, stmt, function_node)       # a loop of the function holds the statement
+    failure_blocks(file, path, start, whole_first)   # where a failure at path leaves early
+    ahead_in_block(earlier, later)           # earlier has run whenever later runs (paths)
+    calls_after(file, stmt, functions, names)   # the calls that directly follow stmt
+    body_start(file, function_node)          # where a `nonlocal` goes
+    statement_holding(file, block, node)     # the statement of a block holding a node
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .index import FunctionNode, final_name, index
+from .paths import StatementPath, region, statement_at
+
+if TYPE_CHECKING:
+    from rtlint.context import FileContext
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def leaving_blocks(file: FileContext, body: list[ast.stmt], region: StatementPath) -> list[StatementPath]:
+    """First statements of the blocks in `body` (itself included) that leave without
+    reaching the statement after `region`: they return, raise, or break/continue a loop
+    outside the region. Innermost blocks first, the body last."""
+    found: list[StatementPath] = []
+    region_stmt = statement_at(file.tree, region) if region else None
+
+    def visit(block: list[ast.stmt]) -> None:
+        leaves_here = False
+        for stmt in block:
+            if isinstance(stmt, (ast.Return, ast.Raise)):
+                leaves_here = True
+            elif isinstance(stmt, (ast.Continue, ast.Break)) and not _loop_inside(file, stmt, region_stmt):
+                leaves_here = True
+            if isinstance(stmt, (*FunctionNode, ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner)
+            for part in [*(getattr(stmt, "handlers", None) or ()), *(getattr(stmt, "cases", None) or ())]:
+                visit(part.body)
+        if leaves_here:
+            found.append(file.path_of(block[0]))
+
+    visit(body)
+    return found
+
+
+def _loop_inside(file: FileContext, stmt: ast.stmt, region: ast.stmt | None) -> bool:
+    """Whether the loop that a break/continue belongs to lies inside the region (a retry)."""
+    for ancestor in index(file).ancestors(stmt):
+        if isinstance(ancestor, _LOOPS):
+            return region is not None and any(n is ancestor for n in ast.walk(region))
+        if isinstance(ancestor, FunctionNode):
+            return False
+    return False
+
+
+def in_loop(file: FileContext, stmt: ast.AST, function: ast.AST) -> bool:
+    """Whether a loop of `function` holds `stmt`."""
+    for ancestor in index(file).ancestors(stmt):
+        if ancestor is function:
+            return False
+        if isinstance(ancestor, _LOOPS):
+            return True
+    return False
+
+
+def conditions_between(file: FileContext, path: StatementPath, depth: int) -> str:
+    """The `if`/loop/`with`/`match` headers from `depth` down to the statement at `path`, as text."""
+    parts = []
+    for d in range(depth, len(path)):
+        holder = statement_at(file.tree, path[:d])
+        if isinstance(holder, ast.If):
+            parts.append(f"if {file.segment(holder.test)}")
+        elif isinstance(holder, _LOOPS):
+            parts.append(f"in a loop at line {holder.lineno}")
+        elif isinstance(holder, (ast.With, ast.AsyncWith)):
+            parts.append(f"inside `with {', '.join(file.segment(i.context_expr) for i in holder.items)}`")
+        elif isinstance(holder, ast.Match):
+            parts.append(f"in a match case at line {holder.lineno}")
+    return ", ".join(parts)
+
+
+def body_start(file: FileContext, function: ast.AST) -> tuple[StatementPath, bool]:
+    """Where a declaration (`nonlocal x`) goes in a function: (path, after it): before the
+    first statement, or after the docstring when more follows."""
+    body = function.body
+    first = body[0]
+    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    return file.path_of(first), docstring and len(body) > 1
+
+
+def ahead_in_block(earlier: StatementPath, later: StatementPath) -> bool:
+    """Whether the statement at `earlier` sits in a block holding `later`, ahead of it (so it
+    has run whenever `later` runs)."""
+    first, last = region(earlier, later)
+    return first == earlier and last != earlier
+
+
+def failure_blocks(file: FileContext, path: StatementPath, start: int, whole_first: bool) -> list[tuple[ast.stmt, list[StatementPath]]]:
+    """For a statement at `path` that may fail: the blocks (first statements) that leave
+    the statement at depth `start` after that failure without reaching its end, per try or
+    retry loop around it (depth `start` and deeper): handlers that return, raise or
+    break/continue out, and a retry loop's `else:` (every attempt failed). With
+    `whole_first`, every handler of a try at depth `start` counts, whatever it does."""
+    found = []
+    outer = path[: start + 1]
+    for depth in range(start, len(path) - 1):
+        stmt = statement_at(file.tree, path[: depth + 1])
+        if path[depth + 1][0] != "body":
+            continue
+        if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            for handler in stmt.handlers:
+                whole = whole_first and depth == start
+                found.append((stmt, [file.path_of(handler.body[0])] if whole else leaving_blocks(file, handler.body, outer)))
+        elif isinstance(stmt, _LOOPS) and stmt.orelse:
+            found.append((stmt, leaving_blocks(file, stmt.orelse, outer)))
+    return found
+
+
+def calls_after(file: FileContext, stmt: ast.stmt, functions: set[str], names: set[str]) -> list[StatementPath]:
+    """The run of calls right after `stmt` in its block to one of `functions`, each taking
+    one of `names`."""
+    parent = index(file).parents.get(id(stmt))
+    blocks = [getattr(parent, f, None) for f in ("body", "orelse", "finalbody")]
+    block = next((b for b in reversed(blocks) if isinstance(b, list) and stmt in b), None)
+    found = []
+    for following in (block[block.index(stmt) + 1 :] if functions and block else ()):
+        call = following.value if isinstance(following, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and final_name(call.func) in functions):
+            break
+        if not {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} & names:
+            break
+        found.append(file.path_of(following))
+    return found
+
+
+def statement_holding(file: FileContext, block: list[ast.stmt], node: ast.AST) -> ast.stmt | None:
+    """The statement of `block` that is or holds `node`."""
+    chain = {id(node), *(id(a) for a in index(file).ancestors(node))}
+    return next((s for s in block if id(s) in chain), None)

@@ -1,0 +1,47 @@
+"""Edits shared by the rules' fixes, made through the fixer's editor (LibCST).
+
+    test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from rtlint.cstedit import Editor
+
+
+def squash(code: str) -> str:
+    """Code without white space, to compare an `ast` segment with LibCST's text of a node."""
+    return "".join(code.split())
+
+
+def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CSTTransformer:
+    """A LibCST transformer that ORs `flag` into every expression whose code is `expression`
+    (squashed): `(e or flag)`, or `(not e or flag)` where `negated` and the `e` is under a
+    `not`."""
+    import libcst as cst
+
+    class OrInto(cst.CSTTransformer):
+        def _matches(self, node) -> bool:
+            return squash(editor.code(node)) == expression
+
+        def on_leave(self, original, updated):
+            result = super().on_leave(original, updated)
+            if negated:
+                if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not) and self._matches(original.expression):
+                    return editor.expression(f"(not {editor.code(original.expression).strip()} or {flag})")
+            elif isinstance(original, cst.BaseExpression) and self._matches(original):
+                return editor.expression(f"({editor.code(original).strip()} or {flag})")
+            return result
+
+        # a keyword's name and an attribute's name are not uses of the expression
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(keyword=original.keyword)
+
+        def leave_Attribute(self, original, updated):
+            return updated.with_changes(attr=original.attr)
+
+    return OrInto()

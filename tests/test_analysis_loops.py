@@ -1,0 +1,270 @@
+"""rules/_analysis loops, flags and blocks: one-pass order, early exits, list-derived flags,
+and the block helpers of the fixes (RTL002/RTL003 ask these)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from rtlint.context import FileContext
+from rtlint.rule import Settings
+from rules._analysis.blocks import ahead_in_block, body_start, calls_after, failure_blocks, leaving_blocks, statement_holding
+from rules._analysis.flags import empty_list_target, flag_in_guard, flags_from, fresh, marked_before
+from rules._analysis.index import index
+from rules._analysis.loops import assignments_reaching, early_exits, filling_loops, runs_before, runs_between
+
+
+def load(source: str) -> FileContext:
+    text = textwrap.dedent(source)
+    return FileContext("t.py", text, ast.parse(text), Settings())
+
+
+def function(file: FileContext, name: str) -> ast.AST:
+    return next(f.node for f in index(file).functions if f.node.name == name)
+
+
+def call(node: ast.AST, name: str) -> ast.Call:
+    return next(n for n in ast.walk(node) if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == name)
+
+
+def test_runs_before_is_one_pass_inside_a_loop_and_any_path_outside() -> None:
+    file = load(
+        """
+        async def f(xs):
+            a()
+            for x in xs:
+                b()
+                await push()
+                c()
+            d()
+        """
+    )
+    fn = function(file, "f")
+    a, b, push, c, d = (call(fn, n) for n in "a b push c d".split())
+    assert runs_before(file, fn, push, c) and runs_before(file, fn, b, push)
+    assert not runs_before(file, fn, c, push)  # only through a later pass
+    assert not runs_before(file, fn, push, b)
+    assert runs_before(file, fn, push, d) and runs_before(file, fn, a, push)
+    assert not runs_before(file, fn, d, a)
+
+
+def test_runs_before_loop_else_and_branches() -> None:
+    file = load(
+        """
+        async def f(xs, y):
+            for x in xs:
+                await push()
+            else:
+                e()
+            if y:
+                g()
+            else:
+                h()
+        """
+    )
+    fn = function(file, "f")
+    push, e, g, h = (call(fn, n) for n in "push e g h".split())
+    assert runs_before(file, fn, push, e)  # the loop's else, after the last pass
+    assert not runs_before(file, fn, e, push)
+    assert not runs_before(file, fn, g, h) and runs_before(file, fn, push, g)
+
+
+def test_runs_between_one_pass() -> None:
+    file = load(
+        """
+        async def f(xs):
+            for x in xs:
+                m = make()
+                await push()
+                n = 1
+                commit(m)
+        """
+    )
+    fn = function(file, "f")
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    between = runs_between(file, fn, call(fn, "push"), call(fn, "commit"), stores)
+    assert [n.id for n in between] == ["n"]  # not `m` (the next pass) nor `x`
+
+
+def test_early_exits_skip_the_streams_end_and_inner_loops() -> None:
+    file = load(
+        """
+        async def f(s):
+            while True:
+                try:
+                    m = await anext(s)
+                except StopAsyncIteration:
+                    break
+                for y in m:
+                    break
+                if m.stop:
+                    break
+                if m.bad:
+                    return
+        """
+    )
+    loop = function(file, "f").body[0]
+    assert [e.lineno for e in early_exits(loop)] == [11, 13]
+
+
+def test_filling_loops_in_nested_functions_but_not_their_own_lists() -> None:
+    file = load(
+        """
+        async def f(stream):
+            out = []
+            async def inner():
+                async for m in stream:
+                    out.append(m)
+            async def shadow():
+                out = []
+                async for m in stream:
+                    out.append(m)
+        """
+    )
+    loops = filling_loops(file, function(file, "f"))
+    assert [(l.target, l.stream, sorted(l.adds), "out" in l.bindings) for l in loops] == [
+        ("m", "stream", ["out"], False),
+        ("m", "stream", ["out"], True),
+    ]
+
+
+def test_flags_from_a_list_and_in_a_guard() -> None:
+    file = load(
+        """
+        def f(out):
+            done = []
+            skipped = False
+            for o in done:
+                if o.skipped:
+                    skipped = True
+            any_bad = any(o.bad for o in done)
+            if skipped:
+                pass
+            if not all(o.ok for o in done):
+                pass
+        """
+    )
+    fn = function(file, "f")
+    own = index(file).nodes(fn)
+    assert empty_list_target(fn.body[0]) == "done" and empty_list_target(fn.body[1]) is None
+    flags = list(flags_from(own, "done"))
+    assert [(f.name, len(f.sets)) for f in flags] == [("skipped", 1), ("any_bad", 0)]
+    first, second = fn.body[4], fn.body[5]
+    assert flag_in_guard(first, "done", flags).name == "skipped"
+    inline = flag_in_guard(second, "done", flags)
+    assert inline.name is None and isinstance(inline.node, ast.Call)  # the all(...) under the `not`
+    assert fresh("x", {"x", "x_2"}) == "x_3"
+
+
+def test_marked_before_needs_the_marker_on_every_path_in_the_exits_block() -> None:
+    file = load(
+        """
+        async def f(s, y):
+            async for m in s:
+                if m.a:
+                    stop = m.id
+                    break
+                if y:
+                    late = True
+                if m.b:
+                    late = True
+                    break
+        """
+    )
+    fn = function(file, "f")
+    first, second = list(early_exits(fn.body[0]))
+    assert marked_before(file, fn, first, "stop") and not marked_before(file, fn, first, "late")
+    assert marked_before(file, fn, second, "late")
+
+
+def test_blocks_that_leave_and_failure_blocks() -> None:
+    file = load(
+        """
+        async def f(ctx):
+            for attempt in range(3):
+                try:
+                    await push(ctx)
+                except E:
+                    if attempt == 2:
+                        return
+                    continue
+                except F:
+                    log()
+                else:
+                    break
+            else:
+                raise Failed()
+            done()
+        """
+    )
+    fn = function(file, "f")
+    loop = fn.body[0]
+    tried = loop.body[0]
+    push_path = file.path_of(tried.body[0])
+    start = len(file.path_of(loop)) - 1
+    # `continue` retries inside the loop; the `return` leaves
+    assert leaving_blocks(file, tried.handlers[0].body, file.path_of(loop)) == [file.path_of(tried.handlers[0].body[0].body[0])]
+    found = failure_blocks(file, push_path, start, whole_first=False)
+    assert [(type(h).__name__, len(b)) for h, b in found] == [("For", 1), ("Try", 1), ("Try", 0)]
+    whole = failure_blocks(file, push_path, start + 1, whole_first=True)
+    assert [len(b) for _, b in whole] == [1, 1]
+    assert ahead_in_block(file.path_of(loop), file.path_of(fn.body[1]))
+    assert not ahead_in_block(file.path_of(fn.body[1]), file.path_of(loop))
+    assert statement_holding(file, fn.body, call(fn, "push")) is loop
+
+
+def test_calls_after_and_body_start() -> None:
+    file = load(
+        '''
+        def f(msg):
+            """Doc."""
+            commit(msg)
+            added(msg)
+            added(other)
+        def g():
+            pass
+        '''
+    )
+    fn = function(file, "f")
+    assert calls_after(file, fn.body[1], {"added"}, {"msg"}) == [file.path_of(fn.body[2])]
+    assert calls_after(file, fn.body[1], set(), {"msg"}) == []
+    assert body_start(file, fn) == (file.path_of(fn.body[0]), True)
+    assert body_start(file, function(file, "g"))[1] is False
+
+
+def test_assignments_reaching_a_use_in_one_pass() -> None:
+    file = load(
+        """
+        async def f(p, xs, y):
+            a = 1
+            if y:
+                a = 2
+            for x in xs:
+                b = make()
+                await push(a, b, p)
+                b = other()
+        """
+    )
+    fn = function(file, "f")
+    use = call(fn, "push")
+    first, branch = fn.body[0], fn.body[1].body[0]
+    assert assignments_reaching(file, fn, "a", use) == [first, branch]
+    assert assignments_reaching(file, fn, "b", use) == [fn.body[2].body[0]]  # not the next pass's
+    assert assignments_reaching(file, fn, "p", use) == [None]
+    assert assignments_reaching(file, fn, "x", use) == []  # a loop target is not an assignment
+
+
+def test_a_loop_target_is_bound_at_the_start_of_each_pass() -> None:
+    file = load(
+        """
+        async def f(xs):
+            for x in xs:
+                await push(x)
+                commit(x)
+        """
+    )
+    fn = function(file, "f")
+    target = fn.body[0].target
+    push, commit = call(fn, "push"), call(fn, "commit")
+    assert runs_before(file, fn, target, push) and not runs_before(file, fn, push, target)
+    assert runs_between(file, fn, push, commit, [target]) == []
