@@ -1,0 +1,410 @@
+"""A per-function control-flow model with await points.
+
+A function's statements are cut into *units*: a simple statement, or one part of a compound
+statement (an `if`/`while` test, a `for`'s iterable and its per-pass step, a `with`'s enter
+and exit, an `except` clause, a `case`). Edges join units in execution order: branches,
+loops with back edges, `try`/`except`/`else`/`finally` (any unit of a `try` body may raise
+into its handlers and `finally`), `break`/`continue`/`return`/`raise`. Nested functions,
+classes and lambdas are not part of the graph (each function has its own).
+
+Every expression owned by the function has a *point*: its unit and its completion order
+inside the unit (post-order, a value before the target it is stored in). A unit runs its
+points in order; short-circuits inside one expression are not branches here.
+Await points are `await` expressions and three synthetic points: an `async for` pass
+(`__anext__`), an `async with` enter and its exit.
+
+    g = graph(file, function_node)          # memoised per file and function
+    g.precedes(a, b)                        # a can run before b on some path, loops included
+    g.dominates(a, b)                       # every path from the entry to b runs a first
+    g.may_run_between(a, b, is_await)       # points that can run after a and before b
+    g.different_branches(a, b)              # a and b sit in exclusive arms (if/else, handlers)
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from .index import FunctionNode, walk_function
+from .paths import exclusive
+
+if TYPE_CHECKING:
+    from rtlint.context import FileContext
+
+_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_SCOPES = (*FunctionNode, ast.ClassDef, ast.Lambda)
+# shared singletons of the tree that are not evaluated themselves
+_NOT_EVALUATED = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
+
+
+@dataclass(frozen=True, eq=False)
+class Point:
+    node: ast.AST  # the expression, or the AsyncFor/AsyncWith statement of a synthetic point
+    unit: int
+    order: int
+    kind: str = "node"  # or "async-for", "async-with-enter", "async-with-exit"
+
+
+def is_await(point: Point) -> bool:
+    """An await point: where other tasks can run."""
+    return point.kind != "node" or isinstance(point.node, ast.Await)
+
+
+@dataclass
+class _Frame:
+    kind: str  # "loop" or "finally" (a `finally` or a `with` exit that abrupt exits run)
+    target: int  # loop: its header (continue); finally: the entry of the cleanup
+    after: int = -1  # loop: where break goes
+
+
+class Graph:
+    """The control-flow graph of one function."""
+
+    def __init__(self, function: ast.AST) -> None:
+        self.function = function
+        self.successors: list[set[int]] = []
+        self.points: list[list[Point]] = []  # per unit, in order
+        self.statement_unit: dict[int, int] = {}  # id(stmt) -> its first unit
+        self.point_of: dict[int, Point] = {}  # id(expression) -> its point
+        self._frames: list[_Frame] = []
+        self._raise_to: list[list[int]] = []
+        self._forward: dict[int, frozenset[int]] = {}
+        self._backward: dict[int, frozenset[int]] = {}
+        self.exit = self._unit()
+        body = function.body if isinstance(function, (*FunctionNode, ast.Module)) else [function]
+        self.entry = self._block(body, self.exit)
+
+    # -- construction (each statement is built before the ones ahead of it) -------------
+    def _unit(self, roots: Iterable[ast.AST] = (), stmt: ast.stmt | None = None) -> int:
+        unit = len(self.successors)
+        self.successors.append(set())
+        self.points.append([])
+        for root in roots:
+            self._add_points(unit, root)
+        if stmt is not None and id(stmt) not in self.statement_unit:
+            self.statement_unit[id(stmt)] = unit
+        if self._raise_to:
+            self.successors[unit].update(self._raise_to[-1])
+        return unit
+
+    def _add_points(self, unit: int, root: ast.AST) -> None:
+        """Post-order points of `root` (a value before the targets it is stored in)."""
+        stack: list[tuple[ast.AST, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                self._point(Point(node, unit, len(self.points[unit])))
+                continue
+            stack.append((node, True))
+            if isinstance(node, _SCOPES):
+                continue  # a definition: its body runs elsewhere
+            children = _evaluation_order(node)
+            stack.extend((c, False) for c in reversed(children))
+
+    def _point(self, point: Point) -> None:
+        self.points[point.unit].append(point)
+        if point.kind == "node":
+            self.point_of.setdefault(id(point.node), point)
+
+    def _synthetic(self, unit: int, stmt: ast.stmt, kind: str) -> None:
+        self._point(Point(stmt, unit, len(self.points[unit]), kind))
+
+    def _edge(self, a: int, b: int) -> None:
+        self.successors[a].add(b)
+
+    def _block(self, statements: list[ast.stmt], follow: int) -> int:
+        entry = follow
+        for stmt in reversed(statements):
+            entry = self._statement(stmt, entry)
+        return entry
+
+    def _statement(self, stmt: ast.stmt, follow: int) -> int:
+        builder = getattr(self, "_" + type(stmt).__name__.lower(), None)
+        if builder is not None:
+            return builder(stmt, follow)
+        unit = self._unit([stmt], stmt)
+        self._edge(unit, follow)
+        return unit
+
+    def _abrupt(self, stmt: ast.stmt, kind: str) -> int:
+        unit = self._unit([stmt], stmt)
+        for frame in reversed(self._frames):
+            if frame.kind == "finally":
+                self._edge(unit, frame.target)
+                return unit
+            if kind in ("break", "continue"):
+                self._edge(unit, frame.after if kind == "break" else frame.target)
+                return unit
+        if kind in ("return", "raise"):
+            self._edge(unit, self.exit)
+        return unit
+
+    def _return(self, stmt: ast.Return, follow: int) -> int:
+        return self._abrupt(stmt, "return")
+
+    def _raise(self, stmt: ast.Raise, follow: int) -> int:
+        unit = self._abrupt(stmt, "raise")
+        if self._raise_to:
+            self.successors[unit].update(self._raise_to[-1])
+        return unit
+
+    def _break(self, stmt: ast.Break, follow: int) -> int:
+        return self._abrupt(stmt, "break")
+
+    def _continue(self, stmt: ast.Continue, follow: int) -> int:
+        return self._abrupt(stmt, "continue")
+
+    def _if(self, stmt: ast.If, follow: int) -> int:
+        test = self._unit([stmt.test], stmt)
+        self._edge(test, self._block(stmt.body, follow))
+        self._edge(test, self._block(stmt.orelse, follow))
+        return test
+
+    def _loop(self, stmt: ast.stmt, header: int, follow: int) -> None:
+        after = self._block(stmt.orelse, follow)
+        self._frames.append(_Frame("loop", header, follow))
+        body = self._block(stmt.body, header)
+        self._frames.pop()
+        self._edge(header, body)
+        if not (isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and stmt.test.value):
+            self._edge(header, after)
+
+    def _while(self, stmt: ast.While, follow: int) -> int:
+        header = self._unit([stmt.test], stmt)
+        self._loop(stmt, header, follow)
+        return header
+
+    def _for(self, stmt: ast.For | ast.AsyncFor, follow: int) -> int:
+        start = self._unit([stmt.iter], stmt)
+        step = self._unit()
+        if isinstance(stmt, ast.AsyncFor):
+            self._synthetic(step, stmt, "async-for")
+        self._add_points(step, stmt.target)
+        self._edge(start, step)
+        self._loop(stmt, step, follow)
+        return start
+
+    _asyncfor = _for
+
+    def _with(self, stmt: ast.With | ast.AsyncWith, follow: int) -> int:
+        exit_ = self._unit()
+        if isinstance(stmt, ast.AsyncWith):
+            self._synthetic(exit_, stmt, "async-with-exit")
+        self._edge(exit_, follow)
+        self._exits_through(exit_)
+        self._frames.append(_Frame("finally", exit_))
+        self._raise_to.append([exit_])
+        body = self._block(stmt.body, exit_)
+        self._raise_to.pop()
+        self._frames.pop()
+        enter = self._unit([x for item in stmt.items for x in (item.context_expr, item.optional_vars) if x], stmt)
+        if isinstance(stmt, ast.AsyncWith):
+            self._synthetic(enter, stmt, "async-with-enter")
+        self._edge(enter, body)
+        return enter
+
+    _asyncwith = _with
+
+    def _exits_through(self, cleanup_end: int) -> None:
+        """A cleanup (finally, with exit) also ends an abrupt exit: onwards to the next
+        cleanup or the loop targets, and out of the function."""
+        for frame in reversed(self._frames):
+            if frame.kind == "finally":
+                self._edge(cleanup_end, frame.target)
+                return
+            self._edge(cleanup_end, frame.target)
+            self._edge(cleanup_end, frame.after)
+            break
+        self._edge(cleanup_end, self.exit)
+
+    def _try(self, stmt: ast.Try, follow: int) -> int:
+        if stmt.finalbody:
+            out = self._unit()
+            self._edge(out, follow)
+            self._exits_through(out)
+            final = self._block(stmt.finalbody, out)
+            self._frames.append(_Frame("finally", final))
+            self._raise_to.append([final])
+            follow = final
+        else_entry = self._block(stmt.orelse, follow)
+        handlers = []
+        for handler in stmt.handlers:
+            clause = self._unit([x for x in (handler.type,) if x])
+            self._edge(clause, self._block(handler.body, follow))
+            self.statement_unit.setdefault(id(handler), clause)
+            handlers.append(clause)
+        self._raise_to.append(handlers + (self._raise_to[-1] if self._raise_to else []))
+        body = self._block(stmt.body, else_entry)
+        self._raise_to.pop()
+        if stmt.finalbody:
+            self._raise_to.pop()
+            self._frames.pop()
+        start = self._unit([], None)
+        self.statement_unit[id(stmt)] = start
+        self._edge(start, body)
+        return start
+
+    _trystar = _try
+
+    def _match(self, stmt: ast.Match, follow: int) -> int:
+        entry = follow
+        for case in reversed(stmt.cases):
+            clause = self._unit([x for x in (case.pattern, case.guard) if x])
+            self._edge(clause, self._block(case.body, follow))
+            self._edge(clause, entry)
+            entry = clause
+        subject = self._unit([stmt.subject], stmt)
+        self._edge(subject, entry)
+        return subject
+
+    # -- queries -------------------------------------------------------------------------
+    def locate(self, node: ast.AST) -> Point:
+        """The point of an expression or statement (a statement's first unit, before its
+        points). KeyError for a node this function does not own."""
+        point = self.point_of.get(id(node))
+        if point is not None:
+            return point
+        return Point(node, self.statement_unit[id(node)], -1)
+
+    def forward(self, unit: int) -> frozenset[int]:
+        """Units reachable from `unit` by one edge or more."""
+        if unit not in self._forward:
+            self._forward[unit] = _reach(unit, self.successors)
+        return self._forward[unit]
+
+    def backward(self, unit: int) -> frozenset[int]:
+        """Units from which `unit` is reachable by one edge or more."""
+        if unit not in self._backward:
+            if not hasattr(self, "_predecessors"):
+                self._predecessors: list[set[int]] = [set() for _ in self.successors]
+                for a, targets in enumerate(self.successors):
+                    for b in targets:
+                        self._predecessors[b].add(a)
+            self._backward[unit] = _reach(unit, self._predecessors)
+        return self._backward[unit]
+
+    def precedes(self, a: ast.AST, b: ast.AST) -> bool:
+        """Whether `a` can run before `b` on some path (in a loop, a later pass counts)."""
+        pa, pb = self.locate(a), self.locate(b)
+        return (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
+
+    def dominates(self, a: ast.AST, b: ast.AST) -> bool:
+        """Whether every path from the function's entry to `b` runs `a` first."""
+        pa, pb = self.locate(a), self.locate(b)
+        if pa.unit == pb.unit:
+            return pa.order < pb.order
+        return pa.unit in self._dominators()[pb.unit]
+
+    def may_run_between(self, a: ast.AST, b: ast.AST, predicate: Callable[[Point], bool]) -> list[Point]:
+        """The points matching `predicate` that can run after `a` and before `b` on some
+        path, loops included; points inside `a` or `b` themselves are not between."""
+        pa, pb = self.locate(a), self.locate(b)
+        inside = {id(n) for n in (*walk_function(a), *walk_function(b))}
+        candidates: list[Point] = []
+        if pa.unit == pb.unit and pa.order < pb.order:
+            candidates += [p for p in self.points[pa.unit] if pa.order < p.order < pb.order]
+        if pb.unit in self.forward(pa.unit):
+            candidates += [p for p in self.points[pa.unit] if p.order > pa.order]
+            candidates += [p for p in self.points[pb.unit] if p.order < pb.order]
+            middle = self.forward(pa.unit) & self.backward(pb.unit)
+            for unit in sorted(middle):
+                candidates += self.points[unit]
+        found: dict[int, Point] = {}
+        for point in candidates:
+            if id(point) not in found and not (point.kind == "node" and id(point.node) in inside) and predicate(point):
+                found[id(point)] = point
+        return sorted(found.values(), key=_source_order)
+
+    def different_branches(self, a: ast.AST, b: ast.AST, parents: dict[int, ast.AST]) -> bool:
+        """Whether `a` and `b` sit in exclusive arms of one compound statement (the body and
+        `else` of an `if`, two handlers, two cases, a handler and a `try`'s `else`)."""
+        chain_a, chain_b = _block_chain(a, parents), _block_chain(b, parents)
+        for owner, step_a in chain_a:
+            for other, step_b in chain_b:
+                if owner is other:
+                    return step_a != step_b and exclusive(step_a, step_b, owner)
+        return False
+
+    def _dominators(self) -> list[set[int]]:
+        if not hasattr(self, "_dom"):
+            units = range(len(self.successors))
+            predecessors: list[set[int]] = [set() for _ in units]
+            for x, targets in enumerate(self.successors):
+                for y in targets:
+                    predecessors[y].add(x)
+            reachable = {self.entry} | _reach(self.entry, self.successors)
+            everything = set(reachable)
+            dom = [set(everything) for _ in units]
+            dom[self.entry] = {self.entry}
+            changed = True
+            while changed:
+                changed = False
+                for u in sorted(reachable):
+                    if u == self.entry:
+                        continue
+                    incoming = [dom[p] for p in predecessors[u] if p in reachable]
+                    new = set.intersection(*incoming) | {u} if incoming else {u}
+                    if new != dom[u]:
+                        dom[u], changed = new, True
+            self._dom = dom
+        return self._dom
+
+
+def _source_order(point: Point) -> tuple[int, int, int]:
+    node = point.node
+    if point.kind == "async-with-exit":
+        return (node.end_lineno or node.lineno, node.end_col_offset or 0, point.order)
+    return (node.lineno, node.col_offset, point.order)
+
+
+def _evaluation_order(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Assign):
+        return [node.value, *node.targets]
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [x for x in (node.value, node.target) if x is not None]
+    if isinstance(node, ast.NamedExpr):
+        return [node.value, node.target]
+    if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return [*node.generators, *[x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]]
+    return [c for c in ast.iter_child_nodes(node) if not isinstance(c, _NOT_EVALUATED)]
+
+
+def _reach(start: int, edges: list[set[int]]) -> frozenset[int]:
+    seen: set[int] = set()
+    stack = list(edges[start])
+    while stack:
+        unit = stack.pop()
+        if unit not in seen:
+            seen.add(unit)
+            stack.extend(edges[unit])
+    return frozenset(seen)
+
+
+def _block_chain(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[ast.AST, tuple]]:
+    """(compound statement, block step) for every block holding `node`, innermost first."""
+    chain = []
+    current = node
+    while id(current) in parents:
+        parent = parents[id(current)]
+        step = _step_of(parent, current)
+        if step is not None:
+            chain.append((parent, step))
+        if isinstance(parent, _SCOPES):
+            break
+        current = parent
+    return chain
+
+
+def _step_of(parent: ast.AST, child: ast.AST) -> tuple | None:
+    for field in ("body", "orelse", "finalbody"):
+        if child in (getattr(parent, field, None) or ()) and isinstance(child, ast.stmt):
+            return None if isinstance(parent, (ast.ExceptHandler, ast.match_case)) else (field,)
+    owner_list = getattr(parent, "handlers", None) or getattr(parent, "cases", None)
+    if owner_list and child in owner_list:
+        return ("handlers" if isinstance(child, ast.ExceptHandler) else "cases", owner_list.index(child))
+    return None
+
+
+def graph(file: FileContext, function: ast.AST) -> Graph:
+    return file.memo(("rules._analysis.cfg", id(function)), lambda: Graph(function))

@@ -1,0 +1,311 @@
+"""Value flow: where the value of a name or expression comes from.
+
+`ValueFlow` answers `origins(expr)`: the set of *origin keys* its value carries. Sources are
+pluggable: `sources(node)` returns the keys a node produces itself (a snapshot read, a
+parameter's `ast.arg`, ...) or an empty set. Through reaching definitions on the function's
+control-flow graph (loops and branches included), the flow follows assignments, aliases,
+tuple unpacking (`a, b = x, y`), walrus, `with ... as`, attributes set in the same function
+(`self._pending = ...` then `self._pending`), closures' free variables (bound in the
+enclosing function) and parameters. `FlowRules` says which calls carry their inputs into
+their result and which calls change a local value in place (sinks are the caller's part:
+ask `origins` of a sink's argument).
+
+    flow = ValueFlow(graph, function_node, sources=lambda n: ..., rules=FlowRules(...))
+    flow.origins(call.args[0])            # frozenset of source keys
+
+`bound_names` is the flow-insensitive companion: the names bound (transitively) to values a
+predicate recognises, e.g. every local alias of a session.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Iterable, Iterator
+
+from .cfg import Graph
+from .index import dotted, parameters, walk_function
+
+
+
+@dataclass(frozen=True)
+class FlowRules:
+    """How values travel through calls. `carries(call, origins)` is what the call's result
+    carries, given `origins` to ask about its parts (default: nothing); `mutators` are method names that
+    put their arguments into their receiver; `containers` are attributes that hold their
+    owner's content (`ctx.items`), so storing into or mutating them changes the owner."""
+
+    carries: Callable[[ast.Call, Callable[[ast.AST], frozenset]], frozenset] = lambda call, origins: frozenset()
+    mutators: frozenset[str] = frozenset()
+    containers: frozenset[str] = frozenset()
+
+
+@dataclass(eq=False)
+class Definition:
+    name: str  # a local name, or the dotted text of an attribute ("self._pending")
+    node: ast.AST  # where the binding happens (a target, a call, an `ast.arg`)
+    value: ast.AST | None  # the expression whose origins it binds (None: nothing tracked)
+    kills: bool  # a plain (re)binding, as opposed to an in-place change
+    origins: frozenset = field(default_factory=frozenset)
+
+
+class ValueFlow:
+    def __init__(
+        self,
+        graph: Graph,
+        function: ast.AST,
+        sources: Callable[[ast.AST], frozenset],
+        rules: FlowRules = FlowRules(),
+        outer: ValueFlow | None = None,
+    ) -> None:
+        self.graph = graph
+        self.function = function
+        self.sources = sources
+        self.rules = rules
+        self.outer = outer
+        self.definitions: list[Definition] = []
+        self.by_name: dict[str, list[Definition]] = {}
+        self._collect()
+        self._reaching_in = self._reaching()
+        self._solve()
+
+    # -- definitions -------------------------------------------------------------------
+    def _collect(self) -> None:
+        if hasattr(self.function, "args"):
+            for argument in parameters(self.function):
+                self._define(Definition(argument.arg, argument, argument, True))
+        for node in walk_function(self.function):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._bind(target, node.value)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._bind(node.target, node.value)
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, node.value)
+            elif isinstance(node, ast.AugAssign):
+                self._change(node.target, node.value, node.target)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                for name in _names(node.target):
+                    self._define(Definition(name.id, name, None, True))
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        self._define(Definition(item.optional_vars.id, item.optional_vars, item.context_expr, True))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self.rules.mutators:
+                arguments = ast.Tuple([*node.args, *(k.value for k in node.keywords)], ast.Load())
+                self._change(node.func.value, arguments, node)
+
+    def _define(self, definition: Definition) -> None:
+        self.definitions.append(definition)
+        self.by_name.setdefault(definition.name, []).append(definition)
+
+    def _bind(self, target: ast.AST, value: ast.AST | None) -> None:
+        if isinstance(target, ast.Name):
+            self._define(Definition(target.id, target, value, True))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:  # unpacking: element by element when the shapes match
+                inner = element.value if isinstance(element, ast.Starred) else element
+                self._bind(inner, _element(value, target, element))
+        elif isinstance(target, ast.Attribute) and target.attr not in self.rules.containers and dotted(target):
+            self._define(Definition(dotted(target) or "", target, value, True))
+        elif isinstance(target, (ast.Attribute, ast.Subscript)) and value is not None:
+            self._change(target.value if isinstance(target, ast.Subscript) else target, value, target)
+
+    def _change(self, receiver: ast.AST, value: ast.AST, at: ast.AST) -> None:
+        """`x.items = v`, `x[:] = v`, `x += v`, `x.extend(v)`: the local `x` now carries `v` too."""
+        text = dotted(receiver) or ""
+        for container in self.rules.containers:
+            if text.endswith("." + container):
+                text = text[: -len(container) - 1]
+        if text and "." not in text:
+            self._define(Definition(text, at, value, False))
+
+    # -- reaching definitions on the graph ----------------------------------------------
+    def _reaching(self) -> list[frozenset[int]]:
+        """Per unit, the definitions (indexes) that reach its start."""
+        graph = self.graph
+        local: dict[int, list[tuple[int, int]]] = {}  # unit -> (order, definition index)
+        self._point: dict[int, tuple[int, int]] = {}
+        entry_defs: set[int] = set()
+        for i, d in enumerate(self.definitions):
+            if isinstance(d.node, ast.arg):
+                entry_defs.add(i)
+                continue
+            point = graph.point_of.get(id(d.node))
+            if point is None:
+                continue
+            self._point[i] = (point.unit, point.order)
+            local.setdefault(point.unit, []).append((point.order, i))
+        for entries in local.values():
+            entries.sort()
+        self._local = local
+        units = len(graph.successors)
+        reach_in: list[set[int]] = [set() for _ in range(units)]
+        reach_in[graph.entry] |= entry_defs
+        work = list(range(units))
+        while work:
+            unit = work.pop()
+            out = self._through(unit, reach_in[unit], None)
+            for successor in graph.successors[unit]:
+                if not out <= reach_in[successor]:
+                    reach_in[successor] |= out
+                    work.append(successor)
+        return [frozenset(s) for s in reach_in]
+
+    def _through(self, unit: int, incoming: Iterable[int], before: int | None) -> set[int]:
+        current = set(incoming)
+        for order, i in self._local.get(unit, ()):
+            if before is not None and order >= before:
+                break
+            d = self.definitions[i]
+            if d.kills:
+                current = {j for j in current if self.definitions[j].name != d.name}
+            current.add(i)
+        return current
+
+    def reaching(self, name: str, use: ast.AST) -> list[Definition]:
+        """The definitions of `name` that can reach `use`."""
+        point = self.graph.point_of.get(id(use))
+        if point is None:  # not in the graph (inside a lambda): any definition
+            return list(self.by_name.get(name, ()))
+        current = self._through(point.unit, self._reaching_in[point.unit], point.order)
+        return [self.definitions[i] for i in sorted(current) if self.definitions[i].name == name]
+
+    def _solve(self) -> None:
+        """Origins of every definition, to a fixpoint (loops feed definitions back)."""
+        changed = True
+        while changed:
+            changed = False
+            for d in self.definitions:
+                found = self.sources(d.node) if isinstance(d.node, ast.arg) else self.origins(d.value)
+                if not found <= d.origins:
+                    d.origins = d.origins | found
+                    changed = True
+
+    # -- origins -----------------------------------------------------------------------
+    def origins(self, node: ast.AST | None) -> frozenset:
+        """The source keys the value of `node` carries."""
+        if node is None:
+            return frozenset()
+        own = self.sources(node)
+        if own:
+            return own
+        if isinstance(node, ast.Name):
+            return self.origins_of_name(node.id, node)
+        if isinstance(node, ast.Attribute):
+            text = dotted(node)
+            if text is not None and text in self.by_name:
+                carried = self.origins_of_name(text, node)
+                if carried:
+                    return carried
+            return self.origins(node.value)
+        if isinstance(node, (ast.Subscript, ast.Starred, ast.NamedExpr, ast.Await)):
+            return self.origins(node.value)
+        if isinstance(node, ast.Call):
+            return self.rules.carries(node, self.origins)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return _union(self.origins(e) for e in node.elts)
+        if isinstance(node, ast.BinOp):
+            return self.origins(node.left) | self.origins(node.right)
+        if isinstance(node, ast.BoolOp):
+            return _union(self.origins(v) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return self.origins(node.body) | self.origins(node.orelse)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return _union(self.origins(g.iter) for g in node.generators)
+        return frozenset()
+
+    def origins_of_name(self, name: str, use: ast.AST) -> frozenset:
+        if name not in self.by_name and self.outer is not None and "." not in name:
+            return self.outer.origins_anywhere(name)  # a free variable of a closure
+        return _union(d.origins for d in self.reaching(name, use))
+
+    def origins_anywhere(self, name: str) -> frozenset:
+        """Every origin `name` is bound to in this function (a closure may run at any time)."""
+        if name not in self.by_name and self.outer is not None:
+            return self.outer.origins_anywhere(name)
+        return _union(d.origins for d in self.by_name.get(name, ()))
+
+
+def _element(value: ast.AST | None, target: ast.Tuple | ast.List, element: ast.AST) -> ast.AST | None:
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+        if not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
+            return value.elts[target.elts.index(element)]
+    return None
+
+
+def _names(target: ast.AST) -> Iterator[ast.Name]:
+    for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+            yield node
+
+
+def _union(sets: Iterable[frozenset]) -> frozenset:
+    result: set[Hashable] = set()
+    for s in sets:
+        result |= s
+    return frozenset(result)
+
+
+def local_names(function: ast.AST) -> set[str]:
+    """Names a function binds itself (parameters, assignments, loop and `with` targets)."""
+    names = {a.arg for a in parameters(function)} if hasattr(function, "args") else set()
+    for node in walk_function(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def bound_names(
+    nodes: Iterable[ast.AST],
+    known: dict[str, list[ast.AST]],
+    is_value: Callable[[ast.AST, dict[str, list[ast.AST]]], bool],
+    annotated: Callable[[ast.AnnAssign], bool] = lambda node: False,
+) -> dict[str, list[ast.AST]]:
+    """The names (with their binding nodes) bound to a value `is_value` recognises, directly
+    or through other such names (`a = rt; b = a`), `known` included; flow-insensitive."""
+    nodes = list(nodes)
+    aliases = dict(known)
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            for target, value in _bindings(node):
+                if isinstance(node, ast.AnnAssign) and annotated(node):
+                    value = None
+                    if isinstance(target, ast.Name) and target.id not in aliases:
+                        aliases[target.id] = [node]
+                        changed = True
+                    continue
+                if isinstance(target, ast.Name) and value is not None and target.id not in aliases:
+                    if is_value(value, aliases):
+                        aliases[target.id] = [node]
+                        changed = True
+    return aliases
+
+
+def _bindings(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    target: ast.AST | None = None
+    value: ast.AST | None = None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
+        target, value = node.target, node.value
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+            yield from zip(target.elts, value.elts)
+        return
+    if target is not None:
+        yield target, value
+
+
+def single_binding(nodes: Iterable[ast.AST], name: str) -> ast.AST | None:
+    """The one expression `name` is ever assigned in these nodes, else None."""
+    values = [v for node in nodes for t, v in _bindings(node) if isinstance(t, ast.Name) and t.id == name]
+    texts = {dotted(v) for v in values}
+    return values[0] if len(values) >= 1 and len(texts) == 1 and None not in texts else None
+
+
+__all__ = ["FlowRules", "Definition", "ValueFlow", "bound_names", "local_names", "single_binding"]
