@@ -1,15 +1,43 @@
-"""LibCST edits the application rules' fixes share: changing one expression inside a statement
-(found by its source text, since the `ast` and LibCST trees share statement paths, not
-expression positions), binding an expression statement to a name, and fresh local names."""
+"""What the application rules' fixes share: a plan (applicability, reason, edits), changing
+one expression inside a statement (found by its source text: the `ast` and LibCST trees share
+statement paths, not expression positions), binding an expression statement to a name, and
+fresh local names."""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import libcst as cst
 
 from rtlint.cstedit import CannotFix, Editor, Located
+
+
+@dataclass
+class Plan:
+    """A fix: `applicability` "safe", "unsafe" or None (no sound fix, `reason` says why)."""
+
+    applicability: str | None
+    reason: str = ""
+    steps: list[Callable[[Editor], None]] = field(default_factory=list)
+
+    def apply(self, editor: Editor) -> None:
+        if self.applicability is None:
+            raise CannotFix(self.reason)
+        for step in self.steps:
+            step(editor)
+
+    def note(self) -> str:
+        """What the finding's message adds: why the fix is unsafe, or why there is none."""
+        if self.applicability == "safe":
+            return ""
+        state = "fix is unsafe" if self.applicability == "unsafe" else "not fixable"
+        return f" ({state}: {self.reason})"
+
+
+def no_fix(reason: str) -> Plan:
+    return Plan(None, reason)
 
 
 def _bare(code: str) -> str:
@@ -44,18 +72,40 @@ class _ReplaceExpression(cst.CSTTransformer):
         return updated
 
 
+def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], cst.BaseExpression]) -> Any:
+    """`statement` with its first expression whose text is `old` (innermost first, left to
+    right) replaced by `new(that expression)`."""
+    transformer = _ReplaceExpression(editor.module, old, new)
+    result = statement.visit(transformer)
+    if not transformer.done:
+        raise CannotFix(f"`{old}` is no longer in the statement")
+    return result
+
+
 def replace_expression(editor: Editor, located: Located, old: str, new: Callable[[Any], cst.BaseExpression]) -> None:
-    """In the located statement, replace the first expression whose text is `old` (innermost
-    first, left to right) by `new(that expression)`."""
+    editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
 
-    def change(statement: Any) -> Any:
-        transformer = _ReplaceExpression(editor.module, old, new)
-        result = statement.visit(transformer)
-        if not transformer.done:
-            raise CannotFix(f"`{old}` is no longer in the statement")
-        return result
 
-    editor.replace(located, change)
+def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> Any:
+    """The push call `push` (its source text) in `statement`, its context argument replaced
+    by `name` and, when that was its only argument, written on one line."""
+
+    def change(call: Any) -> Any:
+        if not isinstance(call, cst.Call) or not call.args:
+            raise CannotFix("the push is no longer a call")
+        first = call.args[0]
+        index = 0
+        for i, arg in enumerate(call.args):
+            if arg.keyword is not None and arg.keyword.value == "chat_ctx":
+                first, index = arg, i
+        args = list(call.args)
+        args[index] = first.with_changes(value=cst.Name(name))
+        if len(args) == 1:
+            args[0] = args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+            return call.with_changes(args=args, whitespace_before_args=cst.SimpleWhitespace(""))
+        return call.with_changes(args=args)
+
+    return replace_in(editor, statement, push, change)
 
 
 def bind_expression_statement(editor: Editor, located: Located, name: str) -> None:
@@ -92,3 +142,19 @@ def names_in(node: ast.AST) -> set[str]:
         elif isinstance(child, ast.arg):
             found.add(child.arg)
     return found
+
+
+def dedent_continuation(text: str, by: int) -> str:
+    """`text` (an expression's source, its first line already placed) with every further
+    line moved `by` columns left, as far as it has blanks to lose."""
+    lines = text.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        blanks = len(line) - len(line.lstrip(" "))
+        out.append(line[min(by, blanks) :] if by > 0 else " " * -by + line)
+    return "\n".join(out)
+
+
+def indentation(file_lines: list[str], stmt: ast.stmt) -> int:
+    line = file_lines[stmt.lineno - 1]
+    return len(line) - len(line.lstrip(" \t"))
