@@ -123,6 +123,13 @@ def bind_expression_statement(editor: Editor, located: Located, name: str) -> No
     editor.replace(located, change)
 
 
+def dotted_text(node: ast.AST) -> str | None:
+    """`a.b.c` for a chain of names and attributes, else None."""
+    from ._analysis.index import dotted
+
+    return dotted(node)
+
+
 def fresh_name(base: str, taken: set[str]) -> str:
     """`base`, or `base_2`, `base_3`, ... whichever the function does not use yet."""
     if base not in taken:
@@ -153,8 +160,3 @@ def dedent_continuation(text: str, by: int) -> str:
         blanks = len(line) - len(line.lstrip(" "))
         out.append(line[min(by, blanks) :] if by > 0 else " " * -by + line)
     return "\n".join(out)
-
-
-def indentation(file_lines: list[str], stmt: ast.stmt) -> int:
-    line = file_lines[stmt.lineno - 1]
-    return len(line) - len(line.lstrip(" \t"))

@@ -12,6 +12,7 @@ from rtlint.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._agents import OPTIONS, AppModule, analyse, push_tokens
+from ._analysis.cfg import is_await
 from ._analysis.index import Function
 from ._analysis.values import ValueFlow
 
@@ -71,7 +72,9 @@ class DetachedPush(Rule):
     synchronous function (the example above shows the helper to write), and none when the
     task the spawner returns is kept (assigned, stored, given a callback): awaiting in
     place would leave nothing for it. A task that the function awaits later is still
-    reported: what runs between the spawn and that await runs before the push.
+    reported when an await point comes between the spawn and that await (what runs there
+    runs before the push); with none in between (`task = create_task(push)`, a synchronous
+    local commit, `await task`) nothing else can run first, and it is not a finding.
 
     Not a finding: an awaited push, also through `asyncio.wait_for`, `asyncio.shield` or
     `asyncio.gather`; a spawned coroutine that is not a push (an async helper that pushes
@@ -121,7 +124,7 @@ async def f(agent, ctx):
                 if push is None and isinstance(coroutine, ast.Name):
                     pushes = pushes or _push_flow(module, function)
                     push = next(iter(pushes.origins(coroutine)), None)
-                if push is not None:
+                if push is not None and not _awaited_at_once(module, function, node):
                     yield self._finding(module, function, node, coroutine)
 
     def _finding(self, module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
@@ -144,6 +147,20 @@ async def f(agent, ctx):
 def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001
     text = " ".join(file.segment(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> bool:
+    """`task = create_task(push)` ... `await task` with no await point in between: nothing
+    else runs before the push is awaited (a push scheduled first, then a local commit)."""
+    parent = module.index.parents.get(id(spawn))
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name, g = parent.targets[0].id, module.graph(function)
+    for node in module.index.nodes(function.node):
+        if isinstance(node, ast.Await) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if g.precedes(spawn, node) and not g.may_run_between(spawn, node, is_await):
+                return True
+    return False
 
 
 def _push_flow(module: AppModule, function: Function) -> ValueFlow:
