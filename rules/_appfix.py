@@ -40,7 +40,7 @@ def no_fix(reason: str) -> Plan:
     return Plan(None, reason)
 
 
-def _bare(code: str) -> str:
+def same_code_text(code: str) -> str:
     """Source text without surrounding parentheses or blanks, for comparing expressions."""
     text = code.strip()
     while text.startswith("(") and text.endswith(")"):
@@ -56,7 +56,7 @@ class _ReplaceExpression(cst.CSTTransformer):
     def __init__(self, module: cst.Module, old: str, new: Callable[[Any], cst.BaseExpression]) -> None:
         super().__init__()
         self.module = module
-        self.old = _bare(old)
+        self.old = same_code_text(old)
         self.new = new
         self.done = False
 
@@ -66,7 +66,7 @@ class _ReplaceExpression(cst.CSTTransformer):
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
         if self.done or not isinstance(original, cst.BaseExpression):
             return updated
-        if _bare(self.module.code_for_node(original)) == self.old:
+        if same_code_text(self.module.code_for_node(original)) == self.old:
             self.done = True
             return self.new(updated)
         return updated

@@ -188,7 +188,7 @@ def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast
     def await_in_place(editor) -> None:  # noqa: ANN001
         def change(call):  # noqa: ANN001, ANN202
             for arg in call.args:
-                if fx._bare(editor.code(arg.value)) == fx._bare(pushed):
+                if fx.same_code_text(editor.code(arg.value)) == fx.same_code_text(pushed):
                     return cst.Await(expression=arg.value)
             raise fx.CannotFix("the push is no longer the spawner's argument")
 
