@@ -154,10 +154,14 @@ class A(Agent):
 
     def check(self, file) -> Iterator[Finding]:
         module = analyse(file)
+        realtime = None
         for function in module.index.functions:
             if not isinstance(function.node, ast.AsyncFunctionDef):
                 continue  # nothing can run in between without an await
             for call, receiver, pushed in module.write_backs(function):
+                realtime = realtime if realtime is not None else _realtime_pushes(file)
+                if id(call) in realtime:
+                    continue  # a push on a realtime session: RTL001/RTL004's defect, one finding
                 finding = self._check_write_back(module, function, call, receiver, pushed)
                 if finding is not None:
                     yield finding
@@ -187,6 +191,14 @@ class A(Agent):
 
     def fix(self, finding: Finding, file) -> None:
         finding.data.apply(file.editor)
+
+
+def _realtime_pushes(file) -> set[int]:  # noqa: ANN001
+    """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
+    the realtime rules compute the same analysis of the file)."""
+    from ._realtime import analyse as realtime_analysis
+
+    return {id(push.call) for push in realtime_analysis(file).pushes}
 
 
 def _describe_await(point: Point, call: ast.AST) -> str:

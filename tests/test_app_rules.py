@@ -137,6 +137,16 @@ def test_push_methods_are_shared_with_the_realtime_rules(project: Path) -> None:
     assert lint(project, source, 'push-methods = ["set_context"]') == ["3:RTL006"]
 
 
+def test_a_push_on_a_realtime_session_is_left_to_the_realtime_rules(project: Path) -> None:
+    """One defect, one finding: even when the application vocabulary is told that the
+    session attribute holds an agent, its stale push is RTL004's (and RTL001's) alone."""
+    source = (Path(__file__).parent.parent / "fixtures" / "RTL005" / "one_defect_rtl004_realtime_push.py").read_text()
+    assert lint(project, source) == ["23:RTL004"]
+    assert lint(project, source, 'agent-names = ["_rt_session", "_agent"]') == ["23:RTL004"]
+    stale = source.replace("self._rt_session.update_chat_ctx(chat_ctx)  # error: RTL004", "self._bot.update_chat_ctx(chat_ctx)")
+    assert lint(project, stale, 'agent-names = ["_bot", "_agent"]') == ["23:RTL005"]
+
+
 def test_a_bad_option_value_is_a_configuration_error(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.rtlint]\nsnapshot-parameters = "turn_ctx"\n')
     (project / "app.py").write_text("")
