@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import libcst as cst
+if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
+    from rtlint.cstedit import Editor, Located
 
-from rtlint.cstedit import CannotFix, Editor, Located
+
+def cannot_fix(reason: str) -> Exception:
+    from rtlint.cstedit import CannotFix
+
+    return CannotFix(reason)
 
 
 @dataclass
@@ -24,7 +29,7 @@ class Plan:
 
     def apply(self, editor: Editor) -> None:
         if self.applicability is None:
-            raise CannotFix(self.reason)
+            raise cannot_fix(self.reason)
         for step in self.steps:
             step(editor)
 
@@ -52,37 +57,38 @@ def same_code_text(code: str) -> str:
     return " ".join(text.split())
 
 
-class _ReplaceExpression(cst.CSTTransformer):
-    def __init__(self, module: cst.Module, old: str, new: Callable[[Any], cst.BaseExpression]) -> None:
-        super().__init__()
-        self.module = module
-        self.old = same_code_text(old)
-        self.new = new
-        self.done = False
+def _replacer(module: Any, old: str, new: Callable[[Any], Any]) -> Any:
+    import libcst as cst
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return not self.done
+    class ReplaceExpression(cst.CSTTransformer):
+        done = False
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
-        if self.done or not isinstance(original, cst.BaseExpression):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not self.done
+
+        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
+            if self.done or not isinstance(original, cst.BaseExpression):
+                return updated
+            if same_code_text(module.code_for_node(original)) == wanted:
+                self.done = True
+                return new(updated)
             return updated
-        if same_code_text(self.module.code_for_node(original)) == self.old:
-            self.done = True
-            return self.new(updated)
-        return updated
+
+    wanted = same_code_text(old)
+    return ReplaceExpression()
 
 
-def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], cst.BaseExpression]) -> Any:
+def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], Any]) -> Any:
     """`statement` with its first expression whose text is `old` (innermost first, left to
     right) replaced by `new(that expression)`."""
-    transformer = _ReplaceExpression(editor.module, old, new)
+    transformer = _replacer(editor.module, old, new)
     result = statement.visit(transformer)
     if not transformer.done:
-        raise CannotFix(f"`{old}` is no longer in the statement")
+        raise cannot_fix(f"`{old}` is no longer in the statement")
     return result
 
 
-def replace_expression(editor: Editor, located: Located, old: str, new: Callable[[Any], cst.BaseExpression]) -> None:
+def replace_expression(editor: Editor, located: Located, old: str, new: Callable[[Any], Any]) -> None:
     editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
 
 
@@ -90,9 +96,11 @@ def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> 
     """The push call `push` (its source text) in `statement`, its context argument replaced
     by `name` and, when that was its only argument, written on one line."""
 
+    import libcst as cst
+
     def change(call: Any) -> Any:
         if not isinstance(call, cst.Call) or not call.args:
-            raise CannotFix("the push is no longer a call")
+            raise cannot_fix("the push is no longer a call")
         first = call.args[0]
         index = 0
         for i, arg in enumerate(call.args):
@@ -110,11 +118,12 @@ def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> 
 
 def bind_expression_statement(editor: Editor, located: Located, name: str) -> None:
     """`call(...)` as a statement becomes `name = call(...)` (comments kept)."""
+    import libcst as cst
 
     def change(statement: Any) -> Any:
         small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else statement
         if not isinstance(small, cst.Expr):
-            raise CannotFix("the edit is not a statement of its own")
+            raise cannot_fix("the edit is not a statement of its own")
         assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=small.value)
         if isinstance(statement, cst.SimpleStatementLine):
             return statement.with_changes(body=[assign])

@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-import libcst as cst
-
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Rule
 
@@ -186,11 +184,13 @@ def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast
     pushed = module.file.segment(coroutine)
 
     def await_in_place(editor) -> None:  # noqa: ANN001
+        import libcst as cst
+
         def change(call):  # noqa: ANN001, ANN202
             for arg in call.args:
                 if fx.same_code_text(editor.code(arg.value)) == fx.same_code_text(pushed):
                     return cst.Await(expression=arg.value)
-            raise fx.CannotFix("the push is no longer the spawner's argument")
+            raise fx.cannot_fix("the push is no longer the spawner's argument")
 
         fx.replace_expression(editor, editor.locate(path), spawn_text, change)
 

@@ -71,6 +71,13 @@ class DiscardedContextEdit(Rule):
     `session.history`) or of a hook's `turn_ctx`; reads of copies and views; `truncate`
     and `merge` results written back (they return the context); copies handed to a task
     or a new agent.
+
+    Known limit: `merge` (or `truncate`) on a read-only view whose result is kept
+    (`merged = old_agent.chat_ctx.merge(other)`, then `merged.items` used) is not reported.
+    Whether it raises depends on the framework's version: LiveKit's read-only list blocks
+    `insert`, which `merge` uses, from 1.8 on (and LiveKit itself changed such a line to
+    `old_agent.chat_ctx.copy().merge(...)`), but not in earlier releases and forks, where the
+    merge lands in the view's own fresh list and the kept result is correct.
     """
 
     code = "RTL007"
@@ -134,7 +141,7 @@ async def f(agent, text):
         file = module.file
         if kind == "copy" and (statement or written_back):
             message = f"`{method}` edits a copy that nothing keeps (`{_short(file, target)}`): the edit never reaches a context"
-        elif kind == "view":
+        elif kind == "view" and (statement or method not in RETURNS_CONTEXT):
             message = (
                 f"`{_short(file, target)}` is a read-only copy (the property answers with one): `{method}` on it "
                 f"raises at run time"
