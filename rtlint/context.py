@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Iterator, TypeVar
 
-from rtlint.rule import Settings
+from rtlint.settings import Settings
 from rtlint.source import split_lines
 
 T = TypeVar("T")

@@ -13,28 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Sequence
 
 from rtlint.findings import Applicability, Finding
+from rtlint.fixplan import FixPlan, safety_note
+from rtlint.settings import Option, Settings
 
 if TYPE_CHECKING:
     from rtlint.context import FileContext, FixContext
-
-
-@dataclass(frozen=True)
-class Option:
-    """A `[tool.rtlint]` key a rule reads. Rules sharing a vocabulary declare the same option."""
-
-    name: str
-    default: Any
-    help: str
-
-    def validate(self, value: Any) -> Any:
-        expected = type(self.default)
-        if isinstance(self.default, (list, tuple)):
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise TypeError(f"'{self.name}' must be a list of strings")
-            return tuple(value)
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise TypeError(f"'{self.name}' must be of type {expected.__name__}")
-        return value
 
 
 @dataclass(frozen=True)
@@ -44,22 +27,6 @@ class Invalid:
     code: str
     lines: tuple[int, ...] = ()
     expected_fix: str | None = None
-
-
-class Settings:
-    """Option values by name, defaults filled in."""
-
-    def __init__(self, values: dict[str, Any] | None = None) -> None:
-        self._values = dict(values or {})
-
-    def __getitem__(self, name: str) -> Any:
-        return self._values[name]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self._values.get(name, default)
-
-    def fingerprint(self) -> str:
-        return repr(sorted(self._values.items()))
 
 
 class Rule:
@@ -87,8 +54,12 @@ class Rule:
         raise NotImplementedError
 
     def fix(self, finding: Finding, file: FixContext) -> None:
-        """Record the edits that fix `finding` on `file.editor` (statement paths from the
-        check locate the nodes). Raise `rtlint.cstedit.CannotFix` when the fix cannot be built."""
+        """Record the edits that fix `finding` on `file.editor`: by default, its plan's
+        (`finding.data`, see rtlint.fixplan). Raise `rtlint.cstedit.CannotFix` when the fix
+        cannot be built."""
+        if finding.data is not None and hasattr(finding.data, "apply"):
+            finding.data.apply(file.editor)
+            return
         from rtlint.cstedit import CannotFix
 
         raise CannotFix(f"{self.code} has no fix")
@@ -103,7 +74,13 @@ class Rule:
         fixable: Applicability | None = None,
         symbol: str = "",
         data: Any = None,
+        plan: FixPlan | None = None,
     ) -> Finding:
+        """A finding at `node`. With a `plan`, the finding carries it as `data`, its
+        `fixable` is the plan's applicability and the message gets the plan's safety note."""
+        if plan is not None:
+            message += safety_note(plan)
+            fixable, data = plan.applicability, plan
         line, column = file.position(node.lineno, node.col_offset)
         end_line, end_column = file.position(
             getattr(node, "end_lineno", None) or node.lineno,

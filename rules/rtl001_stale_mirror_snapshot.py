@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
+from rtlint.context import FileContext
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Rule
 
 from . import _lockfix
-from ._realtime import OPTIONS, analyse, dotted, required_tokens, stale_snapshots
+from ._analysis.cfg import graph
+from ._analysis.index import Function, dotted
+from ._analysis.paths import StatementPath, region
+from ._realtime import OPTIONS, Module, StaleSnapshot, analyse, push_lock, required_tokens, stale_snapshots
 
 
 class StaleMirrorSnapshot(Rule):
@@ -17,7 +22,8 @@ class StaleMirrorSnapshot(Rule):
     Finds a snapshot of a realtime session's mirror (`self._rt_session.chat_ctx.copy()`)
     that flows, through local names and context-building calls (`add_message`,
     `items.extend`, `insert`, slicing, ...), into an awaited push (`update_chat_ctx`), where
-    the snapshot and the push are not both inside one `async with <push lock>:` block.
+    the snapshot and the push are not both inside one `async with <push lock>:` block that
+    stays held from the snapshot to the push (a loop's next pass takes the lock anew).
 
     ## Why is this bad?
     The mirror only catches up when the server acknowledges a push. While another push
@@ -48,7 +54,8 @@ class StaleMirrorSnapshot(Rule):
 
     ## Fix
     Wraps the statements from the snapshot through the push (the `try`/`except` around the
-    push included) in `async with self.<push lock>:`, using the class's lock, or adding
+    push included; the whole loop when the push comes on a later pass) in
+    `async with self.<push lock>:`, using the class's lock, or adding
     `self._rt_chat_ctx_lock = asyncio.Lock()` to `__init__` (and `import asyncio`).
 
     ## Fix safety
@@ -115,33 +122,60 @@ class A:
         )
     ]
 
-    def required_tokens(self) -> list[tuple[str, ...]]:
+    def required_tokens(self) -> list[tuple[object, ...]]:
         return required_tokens(self.settings)
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
         for stale in stale_snapshots(module):
-            snapshot, push = stale.snapshot, stale.push
-            function = snapshot.function
-            # from the snapshot through the last push it reaches
-            last_push = max(stale.pushes, key=lambda p: (p.stmt.lineno, p.stmt.col_offset))
-            first, last = _lockfix.region(module.path(snapshot.stmt), module.path(last_push.stmt))
+            function = stale.snapshot.function
+            first, last = _region(module, stale)
             plan = _lockfix.plan(module, function, first, last)
-            lock = function.cls.push_lock if function.cls else None
-            if lock and function.self_name:
-                where = f"outside {function.self_name}.{lock}"
-            elif plan.applicability is not None:
-                where = f"outside a push lock (the fix adds {plan.lock_expression})"
-            else:
-                where = "outside a push lock"
-            message = (
-                f"snapshot of {dotted(snapshot.node) or 'the session mirror'} is taken {where}; "
-                f"{push.call.func.attr} at line {push.call.lineno} can delete items of a push in flight"
-            )
-            message += _lockfix.safety_note(plan)
             yield self.report(
-                file, snapshot.node, message, fixable=plan.applicability, symbol=function.qualname, data=plan
+                file, stale.snapshot.node, _message(stale, function, module, plan.lock_expression, plan.applicability),
+                plan=plan, symbol=function.qualname,
             )
 
-    def fix(self, finding: Finding, file):
-        _lockfix.apply(finding.data, file.editor)
+
+def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, StatementPath]:
+    """The statements from the snapshot through the last push it reaches; the loop holding
+    both when a push runs on a later pass than the snapshot (it comes first in the text, or
+    sits in another branch)."""
+    snapshot = stale.snapshot
+    last_push = max(stale.pushes, key=lambda p: (p.stmt.lineno, p.stmt.col_offset))
+    g = graph(module.file, snapshot.function.node)
+    later_pass = any(
+        (p.call.lineno, p.call.col_offset) < (snapshot.node.lineno, snapshot.node.col_offset)
+        or g.different_branches(snapshot.node, p.call, module.parents)
+        for p in stale.pushes
+    )
+    loop = _loop_holding(module, snapshot.stmt, [p.stmt for p in stale.pushes]) if later_pass else None
+    if loop is not None:
+        return module.path(loop), module.path(loop)
+    return region(module.path(snapshot.stmt), module.path(last_push.stmt))
+
+
+def _loop_holding(module: Module, stmt: ast.stmt, others: list[ast.stmt]) -> ast.stmt | None:
+    """The innermost loop of the function that holds `stmt` and every one of `others`."""
+    for ancestor in module.ancestors(stmt):
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+            if all(ancestor in module.ancestors(other) for other in others):
+                return ancestor
+    return None
+
+
+def _message(stale: StaleSnapshot, function: Function, module: Module, expression: str, applicability: object) -> str:
+    lock = push_lock(module, function.cls)
+    if lock and function.self_name:
+        where = f"outside {function.self_name}.{lock}"
+    elif applicability is not None:
+        where = f"outside a push lock (the fix adds {expression})"
+    else:
+        where = "outside a push lock"
+    push = stale.push.call
+    return (
+        f"snapshot of {dotted(stale.snapshot.node) or 'the session mirror'} is taken {where}; "
+        f"{push.func.attr} at line {push.lineno} can delete items of a push in flight"
+    )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from rtlint.context import FileContext
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Rule
 
 from . import _lockfix
-from ._realtime import OPTIONS, analyse, required_tokens, stale_snapshots
+from ._realtime import OPTIONS, analyse, push_lock, required_tokens, stale_snapshots, under_push_lock
 
 
 class UnserializedPush(Rule):
@@ -27,7 +28,8 @@ class UnserializedPush(Rule):
     sites of `AgentActivity`; three were not enough).
 
     A push whose snapshot is already an RTL001 finding is not reported again: one defect,
-    one finding.
+    one finding. The push lock is the class's own (`self.<push lock>`, a local read of it
+    included); another object's lock of the same name does not serialize this class.
 
     ## Example
     ```python
@@ -92,34 +94,26 @@ class A:
         )
     ]
 
-    def required_tokens(self) -> list[tuple[str, ...]]:
+    def required_tokens(self) -> list[tuple[object, ...]]:
         return required_tokens(self.settings)
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
         already = {id(p.call) for stale in stale_snapshots(module) for p in stale.pushes}
         for info in module.classes:
-            lock = info.push_lock
-            if lock is None:
+            if push_lock(module, info) is None:
                 continue
             pushes = [p for p in module.pushes if p.function.cls is info]
-            if not any(module.under_lock(p.call, p.function, lock) for p in pushes):
+            if not any(under_push_lock(module, p.call, p.function) for p in pushes):
                 continue  # nothing in this class is serialized yet: RTL001 speaks first
             for push in pushes:
-                if id(push.call) in already or module.under_lock(push.call, push.function, lock):
+                if id(push.call) in already or under_push_lock(module, push.call, push.function):
                     continue
-                function = push.function
                 path = module.path(push.stmt)
-                plan = _lockfix.plan(module, function, path, path)
+                plan = _lockfix.plan(module, push.function, path, path)
                 message = (
                     f"{push.call.func.attr} is not under {plan.lock_expression}, which serializes the "
                     f"other pushes of {info.node.name}; a snapshot taken by another push while this one "
                     f"awaits its acknowledgement misses this push's changes"
                 )
-                message += _lockfix.safety_note(plan)
-                yield self.report(
-                    file, push.call, message, fixable=plan.applicability, symbol=function.qualname, data=plan
-                )
-
-    def fix(self, finding: Finding, file):
-        _lockfix.apply(finding.data, file.editor)
+                yield self.report(file, push.call, message, plan=plan, symbol=push.function.qualname)

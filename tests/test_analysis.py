@@ -9,11 +9,11 @@ import pytest
 
 from rtlint.context import FileContext
 from rtlint.rule import Settings
-from rules._analysis.cfg import Graph, graph, is_await
-from rules._analysis.index import index
-from rules._analysis.locks import lock_model
-from rules._analysis.paths import block_run, iter_statement_paths, region, statement_at
-from rules._analysis.values import FlowRules, ValueFlow, bound_names, single_binding
+from rtlint.rules._analysis.cfg import Graph, graph, is_await
+from rtlint.rules._analysis.index import index
+from rtlint.rules._analysis.locks import lock_model
+from rtlint.rules._analysis.paths import block_run, iter_statement_paths, region, statement_at
+from rtlint.rules._analysis.values import FlowRules, ValueFlow, bound_names, single_binding
 
 
 def load(source: str) -> FileContext:
@@ -161,8 +161,12 @@ def test_loop_back_edge_an_end_of_pass_snapshot_precedes_the_next_pass_push() ->
     push = calls(file.tree, "update_chat_ctx")[0]
     assert g.precedes(snapshot, push) and g.precedes(push, snapshot)
     assert not g.dominates(snapshot, push)
-    # the push's own await (of a pass before) and the wait() can both come between
-    assert lines(g.may_run_between(snapshot, push, is_await)) == [6, 7]
+    # from the snapshot round to the push: nothing awaits on the way (a path through the
+    # wait() takes the snapshot again first)
+    assert g.may_run_between(snapshot, push, is_await) == []
+    wait = calls(file.tree, "wait")[0]
+    # the push's own await, and the wait()'s of an earlier pass that skipped the push
+    assert lines(g.may_run_between(push, wait, is_await)) == [6, 7]
     after = file.tree.body[0].body[2]
     assert not g.precedes(push, after)  # `while True` without break never ends
 
@@ -234,7 +238,10 @@ def test_try_except_else_finally() -> None:
     assert not g.precedes(ret, c) and not g.precedes(b, c)
     assert g.different_branches(b, c, index(file).parents)
     assert not g.different_branches(a, b, index(file).parents)
-    assert g.dominates(d, e) and not g.dominates(b, e)
+    # the body returns, so only the handler leads on to `e`; a return runs the finally
+    # and leaves (it does not go on to `e`)
+    assert g.dominates(d, e) and g.dominates(b, e) and g.precedes(c, e)
+    assert g.precedes(ret, d)  # (and on to `e` only through the handler: evaluating `a` may raise)
 
 
 def test_async_for_and_async_with_are_await_points() -> None:
@@ -476,3 +483,48 @@ def test_methods_taking_callers_holding_and_reentry() -> None:
     assert again == ["the region already takes self._guard at line 14"]
     assert model.reentry(fn["chain"], fn["holder"].node.body, "_guard", set()) == []  # lifted, not taken twice
     assert model.flattenable(fn["takes"].node.body[0], "self._guard", fn["takes"])
+
+
+def test_an_abrupt_exit_through_a_with_or_finally_goes_where_it_leads() -> None:
+    file = load(
+        """
+        async def f(s, lock):
+            async with lock:
+                a = s.chat_ctx
+                if a:
+                    return
+            try:
+                if a:
+                    return
+            finally:
+                b = 1
+            await s.update_chat_ctx(a)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    body = file.tree.body[0].body
+    early, late = body[0].body[1].body[0], body[1].body[0].body[0]
+    push = calls(file.tree, "update_chat_ctx")[0]
+    # the returns leave through the lock's exit and the finally, not on to the push
+    assert not g.precedes(early, push) and not g.precedes(late, push)
+    assert g.precedes(early, body[1]) is False and g.precedes(late, body[1].finalbody[0])
+    kinds = [p.kind for p in g.may_run_between(body[0].body[0], push, is_await)]
+    assert kinds == ["async-with-exit"]
+
+
+def test_definitions_in_a_finally_reach_along_its_abrupt_exit() -> None:
+    file = load(
+        """
+        async def f(s, items):
+            ctx = None
+            for item in items:
+                if ctx:
+                    await s.update_chat_ctx(ctx)
+                try:
+                    continue
+                finally:
+                    ctx = s.chat_ctx
+        """
+    )
+    # only the `continue` leaves the try: its copy of the finally takes the snapshot round
+    assert flow_of(file, "f").origins(push_argument(file)) == {10}

@@ -1,7 +1,9 @@
 """Every sample under fixtures/<CODE>/ is a test case; adding one needs no test code.
 
 A sample marks each expected finding with a trailing `# error: CODE` comment on the
-reported line (several codes: `# error: RTL001, RTL004`; a clean sample has none). Beside it,
+reported line (several codes: `# error: RTL001, RTL004`; a clean sample has none). A code
+may carry the expected 1-based column and a fragment of the expected message:
+`# error: RTL001:19 "outside self._rt_chat_ctx_lock"` (either part alone too). Beside it,
 `<name>.fixed.py` is the exact expected output of `rtlint --fix` and `<name>.unsafe.fixed.py`
 that of `rtlint --fix --unsafe-fixes`. A sample with findings and no `.fixed.py` must not
 change under `--fix`.
@@ -19,7 +21,9 @@ from rtlint.source import Source
 
 from .conftest import FIXTURES
 
-MARKER = re.compile(r"#\s*error:\s*(?P<codes>RTL\d{3}(?:\s*,\s*RTL\d{3})*)")
+_ONE = r'RTL\d{3}(?::\d+)?(?:\s+"[^"]*")?'
+MARKER = re.compile(r"#\s*error:\s*(?P<codes>" + _ONE + r"(?:\s*,\s*" + _ONE + r")*)")
+EXPECTATION = re.compile(r'(?P<code>RTL\d{3})(?::(?P<column>\d+))?(?:\s+"(?P<fragment>[^"]*)")?')
 
 
 def samples() -> list[Path]:
@@ -28,13 +32,20 @@ def samples() -> list[Path]:
     )
 
 
-def expected_findings(text: str) -> set[tuple[int, str]]:
-    expected = set()
+def expectations(text: str) -> dict[tuple[int, str], tuple[int | None, str | None]]:
+    """(line, code) -> (column or None, message fragment or None), from the markers."""
+    expected = {}
     for number, line in enumerate(text.splitlines(), start=1):
         match = MARKER.search(line)
         if match:
-            expected |= {(number, code.strip()) for code in match.group("codes").split(",")}
+            for one in EXPECTATION.finditer(match.group("codes")):
+                column = one.group("column")
+                expected[(number, one.group("code"))] = (int(column) if column else None, one.group("fragment"))
     return expected
+
+
+def expected_findings(text: str) -> set[tuple[int, str]]:
+    return set(expectations(text))
 
 
 def read(path: Path) -> str:
@@ -44,8 +55,14 @@ def read(path: Path) -> str:
 @pytest.mark.parametrize("sample", samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_findings_match_markers(sample: Path) -> None:
     text = read(sample)
-    found = {(f.line, f.code) for f in check_source(text, sample.name)}
-    assert found == expected_findings(text)
+    findings = check_source(text, sample.name)
+    assert {(f.line, f.code) for f in findings} == expected_findings(text)
+    for (line, code), (column, fragment) in expectations(text).items():
+        finding = next(f for f in findings if (f.line, f.code) == (line, code))
+        if column is not None:
+            assert finding.column == column, (line, code, finding.column)
+        if fragment is not None:
+            assert fragment in finding.message, (line, code, finding.message)
 
 
 @pytest.mark.parametrize("sample", samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -65,6 +82,15 @@ def test_fix_output(sample: Path) -> None:
         again = fix_source(result.text, sample.name, unsafe=unsafe)
         assert again.text == result.text, "a second --fix changed the file"
         assert [f for f in check_source(result.text, sample.name) if f.code == code] == []
+
+
+def test_markers_read_columns_and_fragments() -> None:
+    text = 'x = 1  # error: RTL001:19 "outside the lock", RTL004\ny = 2  # error: RTL002 "a, b"\n'
+    assert expectations(text) == {
+        (1, "RTL001"): (19, "outside the lock"),
+        (1, "RTL004"): (None, None),
+        (2, "RTL002"): (None, "a, b"),
+    }
 
 
 def test_there_are_enough_fixtures() -> None:

@@ -11,7 +11,8 @@ Every expression owned by the function has a *point*: its unit and its completio
 inside the unit (post-order, a value before the target it is stored in). A unit runs its
 points in order; short-circuits inside one expression are not branches here.
 Await points are `await` expressions and three synthetic points: an `async for` pass
-(`__anext__`), an `async with` enter and its exit.
+(`__anext__`), an `async with` enter and its exit. A `with` has two exits and a `finally`
+two copies: one for a normal end, one for an abrupt exit, which goes on where it leads.
 
     g = graph(file, function_node)          # memoised per file and function
     g.precedes(a, b)                        # a can run before b on some path, loops included
@@ -66,7 +67,9 @@ class Graph:
         self.successors: list[set[int]] = []
         self.points: list[list[Point]] = []  # per unit, in order
         self.statement_unit: dict[int, int] = {}  # id(stmt) -> its first unit
-        self.point_of: dict[int, Point] = {}  # id(expression) -> its point
+        self.point_of: dict[int, Point] = {}  # id(expression) -> its point (a finally's first copy)
+        self._copies: dict[int, list[Point]] = {}  # id(expression) -> its points in every copy
+        self._statement_units: dict[int, list[int]] = {}
         self._frames: list[_Frame] = []
         self._raise_to: list[list[int]] = []
         self._forward: dict[int, frozenset[int]] = {}
@@ -82,8 +85,9 @@ class Graph:
         self.points.append([])
         for root in roots:
             self._add_points(unit, root)
-        if stmt is not None and id(stmt) not in self.statement_unit:
-            self.statement_unit[id(stmt)] = unit
+        if stmt is not None:
+            self.statement_unit.setdefault(id(stmt), unit)
+            self._statement_units.setdefault(id(stmt), []).append(unit)
         if self._raise_to:
             self.successors[unit].update(self._raise_to[-1])
         return unit
@@ -106,6 +110,7 @@ class Graph:
         self.points[point.unit].append(point)
         if point.kind == "node":
             self.point_of.setdefault(id(point.node), point)
+            self._copies.setdefault(id(point.node), []).append(point)
 
     def _synthetic(self, unit: int, stmt: ast.stmt, kind: str) -> None:
         self._point(Point(stmt, unit, len(self.points[unit]), kind))
@@ -188,14 +193,17 @@ class Graph:
     _asyncfor = _for
 
     def _with(self, stmt: ast.With | ast.AsyncWith, follow: int) -> int:
-        exit_ = self._unit()
+        # two exits: the normal one goes on after the block, the one an abrupt exit (return,
+        # break, continue, raise) runs goes on to where that exit leads
+        normal, abrupt = self._unit(), self._unit()
         if isinstance(stmt, ast.AsyncWith):
-            self._synthetic(exit_, stmt, "async-with-exit")
-        self._edge(exit_, follow)
-        self._exits_through(exit_)
-        self._frames.append(_Frame("finally", exit_))
-        self._raise_to.append([exit_])
-        body = self._block(stmt.body, exit_)
+            self._synthetic(normal, stmt, "async-with-exit")
+            self._synthetic(abrupt, stmt, "async-with-exit")
+        self._edge(normal, follow)
+        self._exits_through(abrupt)
+        self._frames.append(_Frame("finally", abrupt))
+        self._raise_to.append([abrupt])
+        body = self._block(stmt.body, normal)
         self._raise_to.pop()
         self._frames.pop()
         enter = self._unit([x for item in stmt.items for x in (item.context_expr, item.optional_vars) if x], stmt)
@@ -220,12 +228,15 @@ class Graph:
 
     def _try(self, stmt: ast.Try, follow: int) -> int:
         if stmt.finalbody:
-            out = self._unit()
-            self._edge(out, follow)
-            self._exits_through(out)
-            final = self._block(stmt.finalbody, out)
-            self._frames.append(_Frame("finally", final))
-            self._raise_to.append([final])
+            # built twice: after a normal end it goes on after the `try`; after an abrupt
+            # exit, on to where that exit leads (the first copy names the statements)
+            normal, abrupt = self._unit(), self._unit()
+            self._edge(normal, follow)
+            self._exits_through(abrupt)
+            final = self._block(stmt.finalbody, normal)
+            abrupt_final = self._block(stmt.finalbody, abrupt)
+            self._frames.append(_Frame("finally", abrupt_final))
+            self._raise_to.append([abrupt_final])
             follow = final
         else_entry = self._block(stmt.orelse, follow)
         handlers = []
@@ -267,6 +278,15 @@ class Graph:
             return point
         return Point(node, self.statement_unit[id(node)], -1)
 
+    def copies(self, node: ast.AST) -> list[Point]:
+        """Every point of `node`: one, or two inside a `finally`."""
+        if id(node) in self._copies:
+            return self._copies[id(node)]
+        units = self._statement_units.get(id(node))
+        if units is None:
+            return [self.locate(node)]  # KeyError for a node of another function
+        return [Point(node, unit, -1) for unit in units]
+
     def forward(self, unit: int) -> frozenset[int]:
         """Units reachable from `unit` by one edge or more."""
         if unit not in self._forward:
@@ -276,45 +296,61 @@ class Graph:
     def backward(self, unit: int) -> frozenset[int]:
         """Units from which `unit` is reachable by one edge or more."""
         if unit not in self._backward:
-            if not hasattr(self, "_predecessors"):
-                self._predecessors: list[set[int]] = [set() for _ in self.successors]
-                for a, targets in enumerate(self.successors):
-                    for b in targets:
-                        self._predecessors[b].add(a)
-            self._backward[unit] = _reach(unit, self._predecessors)
+            self._backward[unit] = _reach(unit, self._predecessor_sets())
         return self._backward[unit]
+
+    def _predecessor_sets(self) -> list[set[int]]:
+        if not hasattr(self, "_predecessors"):
+            self._predecessors: list[set[int]] = [set() for _ in self.successors]
+            for a, targets in enumerate(self.successors):
+                for b in targets:
+                    self._predecessors[b].add(a)
+        return self._predecessors
 
     def precedes(self, a: ast.AST, b: ast.AST) -> bool:
         """Whether `a` can run before `b` on some path (in a loop, a later pass counts)."""
-        pa, pb = self.locate(a), self.locate(b)
-        return (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
+        return any(
+            (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
+            for pa in self.copies(a) for pb in self.copies(b)
+        )
 
     def dominates(self, a: ast.AST, b: ast.AST) -> bool:
         """Whether every path from the function's entry to `b` runs `a` first."""
-        pa, pb = self.locate(a), self.locate(b)
-        if pa.unit == pb.unit:
-            return pa.order < pb.order
-        return pa.unit in self._dominators()[pb.unit]
+        dominators = self._dominators()
+        return all(
+            any(pa.order < pb.order if pa.unit == pb.unit else pa.unit in dominators[pb.unit] for pa in self.copies(a))
+            for pb in self.copies(b)
+        )
 
     def may_run_between(self, a: ast.AST, b: ast.AST, predicate: Callable[[Point], bool]) -> list[Point]:
         """The points matching `predicate` that can run after `a` and before `b` on some
-        path, loops included; points inside `a` or `b` themselves are not between."""
-        pa, pb = self.locate(a), self.locate(b)
+        path that does not run `a` again (a later pass's `a` starts afresh), loops included
+        (`b` may run on the way: its await of an earlier pass counts). Points inside `a`
+        or `b` themselves are not between."""
         inside = {id(n) for n in (*walk_function(a), *walk_function(b))}
+        candidates: list[Point] = []
+        for pa in self.copies(a):
+            for pb in self.copies(b):
+                candidates += self._between(pa, pb)
+        found: dict[tuple[int, str], Point] = {}  # a `finally` has two copies of its points
+        for point in candidates:
+            key = (id(point.node), point.kind)
+            if key not in found and not (point.kind == "node" and id(point.node) in inside) and predicate(point):
+                found[key] = point
+        return sorted(found.values(), key=_source_order)
+
+    def _between(self, pa: Point, pb: Point) -> list[Point]:
         candidates: list[Point] = []
         if pa.unit == pb.unit and pa.order < pb.order:
             candidates += [p for p in self.points[pa.unit] if pa.order < p.order < pb.order]
-        if pb.unit in self.forward(pa.unit):
+        onward = _reach(pa.unit, self.successors, avoid=pa.unit)
+        if pb.unit in onward and pb.unit != pa.unit:
             candidates += [p for p in self.points[pa.unit] if p.order > pa.order]
             candidates += [p for p in self.points[pb.unit] if p.order < pb.order]
-            middle = self.forward(pa.unit) & self.backward(pb.unit)
+            middle = onward & _reach(pb.unit, self._predecessor_sets(), avoid=pa.unit)
             for unit in sorted(middle):
                 candidates += self.points[unit]
-        found: dict[int, Point] = {}
-        for point in candidates:
-            if id(point) not in found and not (point.kind == "node" and id(point.node) in inside) and predicate(point):
-                found[id(point)] = point
-        return sorted(found.values(), key=_source_order)
+        return candidates
 
     def different_branches(self, a: ast.AST, b: ast.AST, parents: dict[int, ast.AST]) -> bool:
         """Whether `a` and `b` sit in exclusive arms of one compound statement (the body and
@@ -329,10 +365,7 @@ class Graph:
     def _dominators(self) -> list[set[int]]:
         if not hasattr(self, "_dom"):
             units = range(len(self.successors))
-            predecessors: list[set[int]] = [set() for _ in units]
-            for x, targets in enumerate(self.successors):
-                for y in targets:
-                    predecessors[y].add(x)
+            predecessors = self._predecessor_sets()
             reachable = {self.entry} | _reach(self.entry, self.successors)
             everything = set(reachable)
             dom = [set(everything) for _ in units]
@@ -370,12 +403,13 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
     return [c for c in ast.iter_child_nodes(node) if not isinstance(c, _NOT_EVALUATED)]
 
 
-def _reach(start: int, edges: list[set[int]]) -> frozenset[int]:
+def _reach(start: int, edges: list[set[int]], avoid: int | None = None) -> frozenset[int]:
+    """Units reachable from `start` by one edge or more, not going on from `avoid`."""
     seen: set[int] = set()
     stack = list(edges[start])
     while stack:
         unit = stack.pop()
-        if unit not in seen:
+        if unit not in seen and unit != avoid:
             seen.add(unit)
             stack.extend(edges[unit])
     return frozenset(seen)

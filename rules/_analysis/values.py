@@ -125,17 +125,15 @@ class ValueFlow:
         """Per unit, the definitions (indexes) that reach its start."""
         graph = self.graph
         local: dict[int, list[tuple[int, int]]] = {}  # unit -> (order, definition index)
-        self._point: dict[int, tuple[int, int]] = {}
         entry_defs: set[int] = set()
         for i, d in enumerate(self.definitions):
             if isinstance(d.node, ast.arg):
                 entry_defs.add(i)
                 continue
-            point = graph.point_of.get(id(d.node))
-            if point is None:
-                continue
-            self._point[i] = (point.unit, point.order)
-            local.setdefault(point.unit, []).append((point.order, i))
+            if id(d.node) not in graph.point_of:
+                continue  # inside a lambda: not in the graph
+            for point in graph.copies(d.node):  # both copies of a `finally`
+                local.setdefault(point.unit, []).append((point.order, i))
         for entries in local.values():
             entries.sort()
         self._local = local
@@ -165,10 +163,11 @@ class ValueFlow:
 
     def reaching(self, name: str, use: ast.AST) -> list[Definition]:
         """The definitions of `name` that can reach `use`."""
-        point = self.graph.point_of.get(id(use))
-        if point is None:  # not in the graph (inside a lambda): any definition
+        if id(use) not in self.graph.point_of:  # not in the graph (inside a lambda): any definition
             return list(self.by_name.get(name, ()))
-        current = self._through(point.unit, self._reaching_in[point.unit], point.order)
+        current: set[int] = set()
+        for point in self.graph.copies(use):
+            current |= self._through(point.unit, self._reaching_in[point.unit], point.order)
         return [self.definitions[i] for i in sorted(current) if self.definitions[i].name == name]
 
     def _solve(self) -> None:
