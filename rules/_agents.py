@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from rtlint.rule import Option
+from rtlint.settings import Option
 
 from ._analysis.cfg import Graph, Point, graph, is_await
 from ._analysis.index import Function, Index, dotted, index, parameters

@@ -21,7 +21,8 @@ def cannot_fix(reason: str) -> Exception:
 
 @dataclass
 class Plan:
-    """A fix: `applicability` "safe", "unsafe" or None (no sound fix, `reason` says why)."""
+    """A fix plan (rtlint.fixplan's protocol): `applicability` "safe", "unsafe" or None
+    (no sound fix, `reason` says why), and the steps that record its edits."""
 
     applicability: str | None
     reason: str = ""
@@ -33,12 +34,6 @@ class Plan:
         for step in self.steps:
             step(editor)
 
-    def note(self) -> str:
-        """What the finding's message adds: why the fix is unsafe, or why there is none."""
-        if self.applicability == "safe":
-            return ""
-        state = "fix is unsafe" if self.applicability == "unsafe" else "not fixable"
-        return f" ({state}: {self.reason})"
 
 
 def no_fix(reason: str) -> Plan:

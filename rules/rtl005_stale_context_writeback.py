@@ -185,12 +185,10 @@ class A(Agent):
                 f"output, a reply) is lost, and deleted server-side on a realtime model"
             )
             return self.report(
-                file, call, message + plan.note(), fixable=plan.applicability, symbol=function.qualname, data=plan
+                file, call, message, plan=plan, symbol=function.qualname
             )
         return None
 
-    def fix(self, finding: Finding, file) -> None:
-        finding.data.apply(file.editor)
 
 
 def _realtime_pushes(file) -> set[int]:  # noqa: ANN001

@@ -135,11 +135,9 @@ async def f(agent, ctx):
         )
         plan = _plan(module, function, spawn, coroutine)
         return self.report(
-            file, spawn, message + plan.note(), fixable=plan.applicability, symbol=function.qualname, data=plan
+            file, spawn, message, plan=plan, symbol=function.qualname
         )
 
-    def fix(self, finding: Finding, file) -> None:
-        finding.data.apply(file.editor)
 
 
 def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001

@@ -157,10 +157,8 @@ async def f(agent, text):
             plan = _plan_statement(module, function, edit, target, kind)
         else:
             plan = fx.no_fix("the edit is not a statement of its own")
-        return self.report(file, edit, message + plan.note(), fixable=plan.applicability, symbol=function.qualname, data=plan)
+        return self.report(file, edit, message, plan=plan, symbol=function.qualname)
 
-    def fix(self, finding: Finding, file) -> None:
-        finding.data.apply(file.editor)
 
 
 def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
