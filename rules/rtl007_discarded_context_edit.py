@@ -112,11 +112,20 @@ async def f(agent, text):
     ]
 
     def required_tokens(self) -> list[tuple]:
-        contexts = tuple(self.settings.get("local-contexts", ("chat_ctx", "_chat_ctx", "history")))
-        names = b"|".join(re.escape(c.encode()) for c in contexts)
-        edit = re.compile(rb"(?:" + names + rb")\s*\.\s*(?:copy\s*\(|add_message|insert|remove|truncate|merge|items\b)")
-        pushes = tuple(m.encode() for m in self.settings.get("push-methods", ("update_chat_ctx",)))
-        return [contexts, (edit, *pushes)]
+        """One of the three shapes, on the raw bytes: `.copy(...).<edit>`, `.chat_ctx.<edit>`
+        (a copying context), `update_chat_ctx(<receiver>.<edit>`."""
+        copying = tuple(self.settings.get("copying-contexts", ("chat_ctx",)))
+        pushes = tuple(self.settings.get("push-methods", ("update_chat_ctx",)))
+        edit = rb"\s*\.\s*(?:add_message|insert|remove|truncate|merge|items\s*\.\s*(?:" + "|".join(ITEM_EDITS).encode() + rb"))\b"
+        arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
+        names = b"|".join(re.escape(n.encode()) for n in copying)
+        methods = b"|".join(re.escape(m.encode()) for m in pushes)
+        shapes = (
+            re.compile(rb"\.\s*copy\s*" + arguments + edit),
+            re.compile(rb"\.\s*(?:" + names + rb")" + edit),
+            re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit),
+        )
+        return [("copy", *copying, *pushes), shapes]
 
     def check(self, file) -> Iterator[Finding]:
         module = analyse(file)
