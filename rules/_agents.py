@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from rtlint.settings import Option
 
 from ._analysis.cfg import Graph, Point, graph, is_await
-from ._analysis.index import Function, Index, dotted, index, parameters
+from ._analysis.index import Function, Index, annotation_names, dotted, index, parameters
 from ._analysis.values import FlowRules, ValueFlow
 
 if TYPE_CHECKING:
@@ -79,19 +79,6 @@ def final_name(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Subscript):  # AgentTask[Result]
         return final_name(node.value)
     return None
-
-
-def annotation_names(annotation: ast.AST | None) -> Iterator[str]:
-    if annotation is None:
-        return
-    for node in ast.walk(annotation):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            yield final_name(node) or ""
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                yield from annotation_names(ast.parse(node.value, mode="eval"))
-            except (SyntaxError, ValueError, RecursionError):
-                pass
 
 
 @dataclass(frozen=True)
@@ -195,8 +182,9 @@ class AppModule:
         self.snapshots: dict[int, Snapshot] = {}  # key id(node) -> snapshot
         self._agent_flows: dict[int, ValueFlow] = {}
         self._flows: dict[int, ValueFlow] = {}
+        self._calls: dict[int, list[ast.Call]] = {}
         self.agent_classes = self._agent_classes()
-        self.agent_attributes = self._agent_attributes()
+        self._agent_attributes: set[str] | None = None
 
     # -- agents ---------------------------------------------------------------------------
     def _agent_classes(self) -> set[int]:
@@ -208,7 +196,13 @@ class AppModule:
                 found.add(id(info.node))
         return found
 
-    def _agent_attributes(self) -> set[str]:
+    @property
+    def agent_attributes(self) -> set[str]:
+        if self._agent_attributes is None:
+            self._agent_attributes = self._learn_agent_attributes()
+        return self._agent_attributes
+
+    def _learn_agent_attributes(self) -> set[str]:
         """Attributes annotated as agents, or assigned an agent-annotated parameter."""
         vocabulary, found = self.vocabulary, set()
         for node in self.index.assignments:
@@ -259,7 +253,31 @@ class AppModule:
         return self._agent_flows[id(function.node)]
 
     def is_agent(self, expr: ast.AST, function: Function) -> bool:
+        """By the expression's own name where that decides it (an attribute, `self`, a
+        parameter, an agent name), else through the agent flow (local aliases)."""
+        sources = self._agent_source(function)
+        if isinstance(expr, ast.Attribute):
+            return AGENT in sources(expr)
+        if isinstance(expr, ast.Name):
+            if sources(expr):
+                return True
+            parameter = next((a for a in parameters(function.node) if a.arg == expr.id), None)
+            if parameter is not None and not self._rebound(function, expr.id):
+                return bool(sources(parameter))
         return AGENT in self.agent_flow(function).origins(expr)
+
+    def _rebound(self, function: Function, name: str) -> bool:
+        return any(
+            isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+            for node in self.index.nodes(function.node)
+        )
+
+    def calls(self, function: Function) -> list[ast.Call]:
+        """The calls a function owns, listed once for the three rules."""
+        key = id(function.node)
+        if key not in self._calls:
+            self._calls[key] = [n for n in self.index.nodes(function.node) if isinstance(n, ast.Call)]
+        return self._calls[key]
 
     def is_session(self, expr: ast.AST, function: Function) -> bool:
         name = final_name(expr)
@@ -324,7 +342,7 @@ class AppModule:
     # -- write-backs ----------------------------------------------------------------------
     def write_backs(self, function: Function) -> Iterator[tuple[ast.Call, ast.expr, ast.expr]]:
         """(call, receiver, pushed context) of every push on an agent or task."""
-        for node in self.index.nodes(function.node):
+        for node in self.calls(function):
             found = self.vocabulary.push_call(node)
             if found is not None and found[1] is not None and self.is_agent(found[0], function):
                 yield node, found[0], found[1]

@@ -114,7 +114,7 @@ async def f(agent, ctx):
         vocabulary = module.vocabulary
         for function in module.index.functions:
             pushes: ValueFlow | None = None
-            for node in module.index.nodes(function.node):
+            for node in module.calls(function):
                 if not (vocabulary.is_spawner(node) and node.args):
                     continue
                 coroutine = node.args[0]

@@ -130,8 +130,8 @@ async def f(agent, text):
     def check(self, file) -> Iterator[Finding]:
         module = analyse(file)
         for function in module.index.functions:
-            for node in module.index.nodes(function.node):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            for node in module.calls(function):
+                if isinstance(node.func, ast.Attribute):
                     finding = self._check_edit(module, function, node)
                     if finding is not None:
                         yield finding
