@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from rtlint.settings import Settings
 from rtlint.source import split_lines
+
+if TYPE_CHECKING:
+    import libcst
+
+    from rtlint.cstedit import Editor
 
 T = TypeVar("T")
 
@@ -45,10 +50,10 @@ class FileContext:
     def __init__(
         self, display_path: str, text: str, tree: ast.Module, settings: Settings
     ) -> None:
-        self.display_path = display_path
-        self.text = text
-        self.tree = tree
-        self.settings = settings
+        self.display_path: str = display_path
+        self.text: str = text
+        self.tree: ast.Module = tree
+        self.settings: Settings = settings
         self._lines: list[str] | None = None
         self._memo: dict[Any, Any] = {}
         self._paths: dict[int, StatementPath] | None = None
@@ -95,8 +100,8 @@ class FixContext:
     """What a rule's fix works on: the file's LibCST tree and the editor that records the
     fix's edits (shared by the fixes of one pass, so they are applied together)."""
 
-    def __init__(self, text: str, settings: Settings, editor: Any) -> None:
-        self.text = text
-        self.settings = settings
-        self.editor = editor
-        self.module = editor.module
+    def __init__(self, text: str, settings: Settings, editor: Editor) -> None:
+        self.text: str = text
+        self.settings: Settings = settings
+        self.editor: Editor = editor
+        self.module: libcst.Module = editor.module

@@ -12,7 +12,7 @@ from rtlint.rule import Invalid, Rule
 from . import _lockfix
 from ._analysis.cfg import graph
 from ._analysis.index import Function, dotted
-from ._analysis.paths import StatementPath, region
+from ._analysis.paths import StatementPath, block_run, region
 from ._realtime import OPTIONS, Module, StaleSnapshot, analyse, push_lock, required_tokens, stale_snapshots
 
 
@@ -139,20 +139,17 @@ class A:
 
 def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, StatementPath]:
     """The statements from the snapshot through the last push it reaches; the loop holding
-    both when a push runs on a later pass than the snapshot (it comes first in the text, or
-    sits in another branch)."""
+    both when a push is reached only on a later pass (a lock around the statements alone
+    would be released and taken again on the way)."""
     snapshot = stale.snapshot
     last_push = max(stale.pushes, key=lambda p: (p.stmt.lineno, p.stmt.col_offset))
+    first, last = region(module.path(snapshot.stmt), module.path(last_push.stmt))
+    statements = block_run(module.file.tree, first, last)
     g = graph(module.file, snapshot.function.node)
-    later_pass = any(
-        (p.call.lineno, p.call.col_offset) < (snapshot.node.lineno, snapshot.node.col_offset)
-        or g.different_branches(snapshot.node, p.call, module.parents)
-        for p in stale.pushes
-    )
-    loop = _loop_holding(module, snapshot.stmt, [p.stmt for p in stale.pushes]) if later_pass else None
-    if loop is not None:
-        return module.path(loop), module.path(loop)
-    return region(module.path(snapshot.stmt), module.path(last_push.stmt))
+    if all(g.reaches_within(snapshot.node, p.call, statements) for p in stale.pushes):
+        return first, last
+    loop = _loop_holding(module, snapshot.stmt, [p.stmt for p in stale.pushes])
+    return (module.path(loop), module.path(loop)) if loop is not None else (first, last)
 
 
 def _loop_holding(module: Module, stmt: ast.stmt, others: list[ast.stmt]) -> ast.stmt | None:

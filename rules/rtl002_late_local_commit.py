@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from rtlint.context import StatementPath
+from rtlint.context import FileContext, FixContext, StatementPath
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Option, Rule
 
@@ -171,7 +171,7 @@ class A:
     def required_tokens(self) -> list[tuple[str, ...]]:
         return required_tokens(self.settings)
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
         reported: set[int] = set()  # one finding per commit, whichever push it follows
         for push in module.pushes:
@@ -229,7 +229,7 @@ class A:
             )
             yield finding, stmt
 
-    def fix(self, finding: Finding, file) -> None:
+    def fix(self, finding: Finding, file: FixContext) -> None:
         plan: OrderingPlan = finding.data
         editor = file.editor
         target = editor.locate(plan.before)

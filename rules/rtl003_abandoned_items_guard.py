@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from rtlint.context import StatementPath
+from rtlint.context import FileContext, FixContext, StatementPath
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Option, Rule
 
@@ -188,7 +188,7 @@ class A:
     def required_tokens(self) -> list[tuple[str, ...]]:
         return required_tokens(self.settings)
 
-    def check(self, file) -> Iterator[Finding]:
+    def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
         for function in module.functions:
             if isinstance(function.node, ast.AsyncFunctionDef):
@@ -297,7 +297,7 @@ class A:
             pushed=pushed,
         )
 
-    def fix(self, finding: Finding, file) -> None:
+    def fix(self, finding: Finding, file: FixContext) -> None:
         plan: AbandonPlan = finding.data
         editor = file.editor
         declarations = [editor.statement(f"{plan.flag} = False\n")]

@@ -528,3 +528,22 @@ def test_definitions_in_a_finally_reach_along_its_abrupt_exit() -> None:
     )
     # only the `continue` leaves the try: its copy of the finally takes the snapshot round
     assert flow_of(file, "f").origins(push_argument(file)) == {10}
+
+
+def test_reaches_within_a_run_of_statements() -> None:
+    file = load(
+        """
+        async def f(s):
+            ctx = None
+            while True:
+                if ctx is not None:
+                    await s.update_chat_ctx(ctx)
+                ctx = s.chat_ctx
+        """
+    )
+    g = graph(file, function(file, "f"))
+    loop = file.tree.body[0].body[1]
+    push, snapshot = calls(file.tree, "update_chat_ctx")[0], loop.body[1].value
+    assert g.reaches_within(push, snapshot, loop.body)
+    assert not g.reaches_within(snapshot, push, loop.body)  # only round the loop
+    assert g.reaches_within(snapshot, push, [loop])

@@ -70,6 +70,8 @@ class Graph:
         self.point_of: dict[int, Point] = {}  # id(expression) -> its point (a finally's first copy)
         self._copies: dict[int, list[Point]] = {}  # id(expression) -> its points in every copy
         self._statement_units: dict[int, list[int]] = {}
+        self.owner: list[ast.stmt | None] = []  # per unit, the innermost statement it belongs to
+        self._building: list[ast.stmt] = []
         self._frames: list[_Frame] = []
         self._raise_to: list[list[int]] = []
         self._forward: dict[int, frozenset[int]] = {}
@@ -83,6 +85,7 @@ class Graph:
         unit = len(self.successors)
         self.successors.append(set())
         self.points.append([])
+        self.owner.append(self._building[-1] if self._building else None)
         for root in roots:
             self._add_points(unit, root)
         if stmt is not None:
@@ -126,11 +129,15 @@ class Graph:
 
     def _statement(self, stmt: ast.stmt, follow: int) -> int:
         builder = getattr(self, "_" + type(stmt).__name__.lower(), None)
-        if builder is not None:
-            return builder(stmt, follow)
-        unit = self._unit([stmt], stmt)
-        self._edge(unit, follow)
-        return unit
+        self._building.append(stmt)
+        try:
+            if builder is not None:
+                return builder(stmt, follow)
+            unit = self._unit([stmt], stmt)
+            self._edge(unit, follow)
+            return unit
+        finally:
+            self._building.pop()
 
     def _abrupt(self, stmt: ast.stmt, kind: str) -> int:
         unit = self._unit([stmt], stmt)
@@ -351,6 +358,25 @@ class Graph:
             for unit in sorted(middle):
                 candidates += self.points[unit]
         return candidates
+
+    def reaches_within(self, a: ast.AST, b: ast.AST, statements: list[ast.stmt]) -> bool:
+        """Whether `b` can run after `a` without leaving `statements` (one block's run of
+        statements) on the way: false when only a loop's next pass gets there."""
+        inside = {id(n) for s in statements for n in walk_function(s) if isinstance(n, ast.stmt)}
+        allowed = {u for u, stmt in enumerate(self.owner) if stmt is not None and id(stmt) in inside}
+        for pa in self.copies(a):
+            for pb in self.copies(b):
+                if pa.unit == pb.unit and pa.order < pb.order:
+                    return True
+                seen, stack = set(), [u for u in self.successors[pa.unit] if u in allowed]
+                while stack:
+                    unit = stack.pop()
+                    if unit == pb.unit:
+                        return True
+                    if unit not in seen:
+                        seen.add(unit)
+                        stack.extend(u for u in self.successors[unit] if u in allowed)
+        return False
 
     def different_branches(self, a: ast.AST, b: ast.AST, parents: dict[int, ast.AST]) -> bool:
         """Whether `a` and `b` sit in exclusive arms of one compound statement (the body and
