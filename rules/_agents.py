@@ -206,17 +206,19 @@ class AppModule:
         """Attributes annotated as agents, or assigned an agent-annotated parameter."""
         vocabulary, found = self.vocabulary, set()
         for node in self.index.assignments:
-            if isinstance(node, ast.AnnAssign) and vocabulary.is_agent_annotation(node.annotation):
-                name = final_name(node.target)
-                if name:
-                    found.add(name)
-        for function in self.index.functions:
-            agents = {a.arg for a in parameters(function.node) if vocabulary.is_agent_annotation(a.annotation)}
-            if not agents:
+            if isinstance(node, ast.AnnAssign):
+                if vocabulary.is_agent_annotation(node.annotation):
+                    name = final_name(node.target)
+                    if name:
+                        found.add(name)
                 continue
-            for node in self.index.nodes(function.node):
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in agents:
-                    found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute))
+            targets = [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
+            if not targets or not isinstance(node.value, ast.Name):
+                continue
+            function = self.index.function_of_node(node)
+            parameter = next((a for a in parameters(function.node) if a.arg == node.value.id), None) if function else None
+            if parameter is not None and vocabulary.is_agent_annotation(parameter.annotation):
+                found.update(targets)
         return found
 
     def is_agent_class(self, function: Function) -> bool:
