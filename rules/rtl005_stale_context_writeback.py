@@ -103,6 +103,13 @@ class StaleContextWriteback(Rule):
     snapshot taken after the last await; writing back the live object (`self._chat_ctx`);
     a snapshot handed to a new agent (`NewAgent(chat_ctx=ctx)`); a parameter the hook table
     does not name; a push on a realtime session (RTL001 and RTL004 cover those).
+
+    Known limit: the analysis follows a snapshot within one function (and into the
+    closures it defines). A snapshot stored on an object (`self._progress.snapshot = ...`)
+    and written back by another method after awaits elsewhere is not followed; neither is
+    a snapshot passed to a helper function that writes it back, unless the helper's
+    parameter is annotated `ChatContext` or named by the hook table (then the helper's own
+    awaits are checked).
     """
 
     code = "RTL005"
