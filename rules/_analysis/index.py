@@ -129,36 +129,39 @@ class Index:
         stack: list[tuple] = [(c, id(tree), "", None, None, None, None) for c in reversed(list(ast.iter_child_nodes(tree)))]
         for child in ast.iter_child_nodes(tree):
             self.parents[id(child)] = tree
+        owned, class_nodes, method_nodes, parents = self.owned, self.class_nodes, self.method_nodes, self.parents
+        assignments, push, pop = self.assignments, stack.append, stack.pop
         while stack:
-            node, owner, prefix, body_of, outer, cls, method = stack.pop()
-            self.owned[owner].append(node)
+            node, owner, prefix, body_of, outer, cls, method = pop()
+            owned[owner].append(node)
             if cls is not None:
-                self.class_nodes[id(cls.node)].append(node)
+                class_nodes[id(cls.node)].append(node)
             if method is not None:
-                self.method_nodes[id(method)].append(node)
+                method_nodes[id(method)].append(node)
+            child_body_of = None
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                self.assignments.append(node)
-            state = (owner, prefix, None, outer, cls, method)
-            if isinstance(node, ast.ClassDef):
+                assignments.append(node)
+            elif isinstance(node, ast.ClassDef):
                 info = ClassInfo(node, prefix + node.name)
                 self.classes.append(info)
-                self.class_nodes[id(node)] = []
-                self.owned[id(node)] = []
-                state = (id(node), info.qualname + ".", info, None, info, None)
+                class_nodes[id(node)] = []
+                owned[id(node)] = []
+                owner, prefix, child_body_of, outer, cls, method = id(node), info.qualname + ".", info, None, info, None
             elif isinstance(node, FunctionNode):
                 function = self._function(node, prefix, body_of, outer)
-                self.owned[id(node)] = []
+                owned[id(node)] = []
                 if body_of is not None:
-                    self.method_nodes[id(node)] = []
+                    method_nodes[id(node)] = []
                     method = node
-                state = (id(node), function.qualname + ".", None, function, cls, method)
+                owner, prefix, outer = id(node), function.qualname + ".", function
             elif isinstance(node, ast.Lambda):
-                self.owned[id(node)] = []
-                state = (id(node), *state[1:])
+                owned[id(node)] = []
+                owner = id(node)
             children = list(ast.iter_child_nodes(node))
             for child in children:
-                self.parents[id(child)] = node
-            stack.extend((child, *state) for child in reversed(children))
+                parents[id(child)] = node
+            for child in reversed(children):
+                push((child, owner, prefix, child_body_of, outer, cls, method))
 
     def _function(self, node: AnyFunction, prefix: str, body_of: ClassInfo | None, outer: Function | None) -> Function:
         if body_of is not None:

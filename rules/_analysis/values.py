@@ -265,24 +265,25 @@ def bound_names(
 ) -> dict[str, list[ast.AST]]:
     """The names (with their binding nodes) bound to a value `is_value` recognises, directly
     or through other such names (`a = rt; b = a`), `known` included; flow-insensitive."""
-    nodes = list(nodes)
+    pairs = [
+        (node, target, value)
+        for node in nodes if isinstance(node, _BINDERS)
+        for target, value in _bindings(node) if isinstance(target, ast.Name)
+    ]
     aliases = dict(known)
     changed = True
     while changed:
         changed = False
-        for node in nodes:
-            for target, value in _bindings(node):
-                if isinstance(node, ast.AnnAssign) and annotated(node):
-                    value = None
-                    if isinstance(target, ast.Name) and target.id not in aliases:
-                        aliases[target.id] = [node]
-                        changed = True
-                    continue
-                if isinstance(target, ast.Name) and value is not None and target.id not in aliases:
-                    if is_value(value, aliases):
-                        aliases[target.id] = [node]
-                        changed = True
+        for node, target, value in pairs:
+            if target.id in aliases:
+                continue
+            if (isinstance(node, ast.AnnAssign) and annotated(node)) or (value is not None and is_value(value, aliases)):
+                aliases[target.id] = [node]
+                changed = True
     return aliases
+
+
+_BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr)
 
 
 def _bindings(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
