@@ -23,9 +23,16 @@ REQUIREMENTS = [
     f"livekit-plugins-openai=={LIVEKIT_PLUGINS_OPENAI}",
 ]
 AGENT_ACTIVITY_REL = Path("livekit", "agents", "voice", "agent_activity.py")
+# application packages the app scenarios run, installed beside the venv (not into it, so the
+# shared venv stays as it is): the published memory plugin, and the HTTP client it imports
+APP_PACKAGES = ["livekit-memorysync==1.1.1", "httpx==0.28.1", "httpcore==1.0.9"]
+MEMORYSYNC_MEMORY_REL = Path("livekit_memorysync", "memory.py")
+MEMORYSYNC_MODULE = "livekit_memorysync.memory"
 
 HERE = Path(__file__).resolve().parent
 SCENARIO_RUNNER = HERE / "scenarios" / "run.py"
+APPS = HERE / "apps"  # our own pristine application modules, by the module name they load as
+APP_MODULES = {"app_rag_agent": APPS / "rag_agent.py", "app_detached_push": APPS / "detached_push.py"}
 RESULT_PREFIX = "RTLINT-BEHAVIOUR-RESULT "
 # the names scenarios/scenario_defs.py registers
 SCENARIOS = [
@@ -37,6 +44,11 @@ SCENARIOS = [
     "7906_push_fails",
     "never_played_abandoned",
     "never_played_cleanup_then_late_tool",
+]
+APP_SCENARIOS = [
+    "app_realtime_memory_writeback",
+    "app_pipeline_rag_writeback",
+    "app_detached_push_then_reply",
 ]
 SCENARIO_BUDGET = 45.0  # seconds per scenario, beyond its own 40 s safety net
 
@@ -124,6 +136,36 @@ def ensure_venv() -> Path:
     return venv_python(root)
 
 
+def ensure_app_packages(python: Path) -> Path:
+    """The folder (cached) holding APP_PACKAGES, for run.py's --path."""
+    root = python.parent.parent.with_name(python.parent.parent.name + "-apps")
+    if (root / ".rtlint-complete").is_file():
+        return root
+    with _file_lock(root.with_name(root.name + ".lock")):
+        if (root / ".rtlint-complete").is_file():
+            return root
+        tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
+        os.chmod(tmp, 0o755)
+        try:
+            pip = subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                 "--no-deps", "--target", str(tmp), *APP_PACKAGES],
+                capture_output=True, text=True, timeout=600,
+            )
+            if pip.returncode != 0:
+                if not _pypi_reachable():
+                    raise PyPIUnreachable(pip.stderr[-2000:])
+                raise RuntimeError(f"pip install failed:\n{pip.stdout}\n{pip.stderr}")
+            (tmp / ".rtlint-complete").write_text("\n".join(APP_PACKAGES) + "\n")
+            if root.exists():
+                shutil.rmtree(root)
+            os.rename(tmp, root)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
 def pristine_agent_activity(python: Path) -> Path:
     """The installed (pristine) agent_activity.py, located without importing livekit here."""
     # find_spec imports only the `livekit` namespace package, not livekit.agents
@@ -133,8 +175,10 @@ def pristine_agent_activity(python: Path) -> Path:
     return Path(out.stdout.strip()).parent.parent.parent / AGENT_ACTIVITY_REL
 
 
-def run_scenarios(python: Path, agent_activity: Path | None, names: list[str]) -> dict:
-    """Run scenarios in one livekit process; `agent_activity` None means the installed file.
+def run_scenarios(python: Path, agent_activity: Path | None, names: list[str], *,
+                  modules: dict[str, Path] | None = None, paths: list[Path] = ()) -> dict:
+    """Run scenarios in one livekit process; `agent_activity` None means the installed file,
+    `modules` maps a module name to the file it loads from, `paths` go on sys.path.
 
     Returns {"loaded_agent_activity", "loaded_sha256", "scenarios": {name: result},
     "stderr_tail"}; a scenario that raised has {"error", "traceback"} as its result.
@@ -142,6 +186,10 @@ def run_scenarios(python: Path, agent_activity: Path | None, names: list[str]) -
     cmd = [str(python), str(SCENARIO_RUNNER), *names]
     if agent_activity is not None:
         cmd += ["--agent-activity", str(agent_activity)]
+    for name, file in (modules or {}).items():
+        cmd += ["--module", f"{name}={file}"]
+    for folder in paths:
+        cmd += ["--path", str(folder)]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", OPENAI_API_KEY="sk-fake-local-only")
     for var in ("PYTHONPATH", "PYTHONHOME", "OPENAI_BASE_URL"):
         env.pop(var, None)

@@ -56,6 +56,8 @@ class FakeRealtimeServer:
         self.sent: list[dict] = []  # every server event, in the order it was queued
         self.responses: list[list[dict]] = []  # scripted outputs, one list per response.create
         self.output_modality = "text"
+        self.audio_buffer_bytes = 0  # input audio appended since the last commit or clear
+        self.response_contexts: list[list[str]] = []  # conversation ids at each response.create
         self._ids = itertools.count(1)
         self._gates: list[Gate] = []
         self._outbox: asyncio.Queue[dict] = asyncio.Queue()
@@ -141,6 +143,7 @@ class FakeRealtimeServer:
     def _on_client_event(self, ev: dict) -> None:
         kind = ev.get("type")
         if kind == "input_audio_buffer.append":
+            self.audio_buffer_bytes += len(base64.b64decode(ev.get("audio") or ""))
             return
         self.client_events.append(ev)
         handler = {
@@ -150,6 +153,8 @@ class FakeRealtimeServer:
             "conversation.item.truncate": self._item_truncate,
             "response.create": self._response_create,
             "response.cancel": self._response_cancel,
+            "input_audio_buffer.commit": self._audio_commit,
+            "input_audio_buffer.clear": self._audio_clear,
         }.get(kind)
         if handler is not None:
             handler(ev)
@@ -194,6 +199,28 @@ class FakeRealtimeServer:
         self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": item})
         self._emit({"type": "conversation.item.done", "previous_item_id": prev, "item": item})
 
+    def _audio_commit(self, ev: dict) -> None:
+        """Client-side turn detection ends a user turn with a commit: the API turns the buffered
+        audio into a user message item (input_audio_buffer.committed, then the item's
+        conversation.item.added / done, as for any other item), or refuses an almost empty
+        buffer. The audio is PCM16 mono at 24 kHz; 100 ms is the API's minimum."""
+        if self.audio_buffer_bytes < 2 * 2400:
+            return self._error(ev, "input_audio_buffer_commit_empty",
+                               "buffer too small: at least 100ms of audio is required")
+        self.audio_buffer_bytes = 0
+        item = {"id": self._new_id("item"), "object": "realtime.item", "type": "message",
+                "status": "completed", "role": "user",
+                "content": [{"type": "input_audio", "transcript": None}]}
+        prev = self._insert(item, None)
+        self._emit({"type": "input_audio_buffer.committed", "previous_item_id": prev,
+                    "item_id": item["id"]})
+        self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": dict(item)})
+        self._emit({"type": "conversation.item.done", "previous_item_id": prev, "item": dict(item)})
+
+    def _audio_clear(self, ev: dict) -> None:
+        self.audio_buffer_bytes = 0
+        self._emit({"type": "input_audio_buffer.cleared"})
+
     def _item_delete(self, ev: dict) -> None:
         item = self.item(ev["item_id"])
         if item is None:
@@ -217,6 +244,7 @@ class FakeRealtimeServer:
 
     def _response_create(self, ev: dict) -> None:
         params = ev.get("response") or {}
+        self.response_contexts.append([i["id"] for i in self.conversation])
         outputs = self.responses.pop(0) if self.responses else [message("ok")]
         resp_id = self._new_id("resp")
         base = {"id": resp_id, "object": "realtime.response", "metadata": params.get("metadata")}

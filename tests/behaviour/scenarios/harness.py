@@ -177,12 +177,12 @@ class Harness:
 @contextlib.asynccontextmanager
 async def realtime_session(
     agent: Agent, *, modalities: tuple[str, ...] = ("text",),
-    audio_output: io.AudioOutput | None = None,
+    audio_output: io.AudioOutput | None = None, **model_options: object,
 ) -> AsyncIterator[Harness]:
     server = FakeRealtimeServer()
     url = await server.start()
     model = openai.realtime.RealtimeModel(
-        base_url=url, api_key="sk-fake-local-only", modalities=list(modalities)
+        base_url=url, api_key="sk-fake-local-only", modalities=list(modalities), **model_options
     )
     session = AgentSession(llm=model)
     if audio_output is not None:
@@ -198,3 +198,41 @@ async def realtime_session(
         with contextlib.suppress(Exception):
             await bounded(model.aclose(), "model close")
         await server.stop()
+
+
+@contextlib.asynccontextmanager
+async def pipeline_session(agent: Agent, model: llm.LLM) -> AsyncIterator[AgentSession]:
+    """A session on a plain (non-realtime) LLM, text only: no STT, TTS or audio output."""
+    session = AgentSession(llm=model)
+    try:
+        await bounded(session.start(agent, record=False), "session start")
+        yield session
+    finally:
+        with contextlib.suppress(Exception):
+            await bounded(session.aclose(), "session close")
+
+
+# -- the end of a user turn ------------------------------------------------------------------
+
+# 500 ms of silence, mono PCM16 at the engine's 24 kHz (the API commits at least 100 ms)
+_TURN_AUDIO = rtc.AudioFrame(data=b"\x00\x00" * 12000, sample_rate=24000, num_channels=1,
+                             samples_per_channel=12000)
+
+
+async def end_user_turn(session: AgentSession, transcript: str) -> None:
+    """End a user turn the way the session's audio recognition does when its (client-side)
+    turn detector fires, and wait for the turn's on_user_turn_completed task. With a
+    realtime model the turn's audio is in the input buffer first, so the activity's
+    commit_audio() makes the server create the user's audio item."""
+    from livekit.agents.voice.audio_recognition import _EndOfTurnInfo, _EndOfTurnMetrics
+
+    activity = session._activity
+    if activity._rt_session is not None:
+        activity._rt_session.push_audio(_TURN_AUDIO)
+    info = _EndOfTurnInfo(
+        skip_reply=False, new_transcript=transcript, transcript_confidence=1.0,
+        metrics=_EndOfTurnMetrics(started_speaking_at=None, stopped_speaking_at=None,
+                                  transcription_delay=None, end_of_turn_delay=None),
+    )
+    assert activity.on_end_of_turn(info), "the activity refused the end of turn"
+    await bounded(asyncio.shield(activity._user_turn_completed_atask), "on_user_turn_completed")

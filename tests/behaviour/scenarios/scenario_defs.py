@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import s7880
 import s7906
+import s_app
 import s_never_played
 
 SCENARIOS = {
@@ -15,4 +16,7 @@ SCENARIOS = {
     "7906_push_fails": s7906.push_fails,
     "never_played_abandoned": s_never_played.abandoned_after_played,
     "never_played_cleanup_then_late_tool": s_never_played.cleanup_then_late_tool_output,
+    "app_realtime_memory_writeback": s_app.realtime_memory_writeback,
+    "app_pipeline_rag_writeback": s_app.pipeline_rag_writeback,
+    "app_detached_push_then_reply": s_app.detached_push_then_reply,
 }

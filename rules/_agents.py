@@ -1,0 +1,441 @@
+"""The application vocabulary of RTL005-RTL007 (design.md, "Rules for application code"):
+agents and tasks, agent sessions, their local contexts, snapshots of them, write-backs and
+task spawners. Names only: how values flow between names is the shared analysis' job.
+
+Terms: a *local context* is an agent's or task's conversation (`agent.chat_ctx`,
+`self.chat_ctx` in an `Agent`/`AgentTask` subclass, `session.history`); a *snapshot* is a
+`.copy(...)` of one, a read of a property that answers with a copy (LiveKit's
+`Agent.chat_ctx`), or a context handed in as a parameter (annotated `ChatContext`, or named
+by the hook table): a copy taken before the function started. A *write-back* is a push
+(`update_chat_ctx(...)`) on an agent or task.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from rtlint.settings import Option
+
+from ._analysis.cfg import Graph, Point, graph, is_await
+from ._analysis.index import Function, Index, annotation_names, dotted, index, parameters
+from ._analysis.values import FlowRules, ValueFlow
+
+if TYPE_CHECKING:
+    from rtlint.context import FileContext
+
+OPTIONS = (
+    Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)"),
+    Option(
+        "agent-types",
+        ["Agent", "AgentTask"],
+        "base classes and annotations that mark an agent or task (a name ending in one counts too)",
+    ),
+    Option("agent-names", ["agent", "_agent", "current_agent"], "names and attributes that hold an agent or task"),
+    Option("agent-session-types", ["AgentSession"], "annotations that mark an agent session (its `history`)"),
+    Option("agent-session-names", ["session", "_session"], "names and attributes that hold an agent session"),
+    Option(
+        "local-contexts",
+        ["chat_ctx", "_chat_ctx", "history"],
+        "attributes of an agent, task or agent session that hold its conversation",
+    ),
+    Option(
+        "copying-contexts",
+        ["chat_ctx"],
+        "local-context properties whose read answers with a read-only copy (LiveKit's Agent.chat_ctx)",
+    ),
+    Option("context-types", ["ChatContext"], "type names of a conversation, in annotations"),
+    Option(
+        "snapshot-parameters",
+        ["on_user_turn_completed:turn_ctx", "llm_node:chat_ctx", "*:turn_ctx"],
+        "the hook table: `function:parameter` pairs whose context is a copy taken before the function "
+        "started (`*` for any function)",
+    ),
+    Option(
+        "task-spawners",
+        ["create_task", "ensure_future"],
+        "functions and methods that run a coroutine as a detached task",
+    ),
+)
+
+# edits of a context that only add items, and the ones that change it otherwise
+ADDITIVE_EDITS = {"add_message", "insert"}
+ADDITIVE_ITEM_EDITS = {"append", "extend"}  # on `<ctx>.items`
+OTHER_EDITS = {"remove", "truncate", "merge", "_summarize", "summarize", "_upsert_item", "clear", "pop", "sort", "reverse"}
+OTHER_ITEM_EDITS = {"insert", "remove", "pop", "clear", "sort", "reverse"}
+# methods whose result is (a transformed) copy of their receiver: still the snapshot's content
+DERIVING_METHODS = {"copy", "_summarize", "summarize", "truncate", "merge"}
+
+
+AGENT, OTHER = "agent", "other"  # keys of the agent flow
+
+
+def final_name(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript):  # AgentTask[Result]
+        return final_name(node.value)
+    return None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    push_methods: frozenset[str]
+    agent_types: tuple[str, ...]
+    agent_names: frozenset[str]
+    session_types: tuple[str, ...]
+    session_names: frozenset[str]
+    local_contexts: frozenset[str]
+    copying_contexts: frozenset[str]
+    context_types: tuple[str, ...]
+    hook_table: tuple[tuple[str, str], ...]
+    spawners: frozenset[str]
+
+    @classmethod
+    def from_settings(cls, settings) -> Vocabulary:  # noqa: ANN001
+        def get(name: str) -> tuple[str, ...]:
+            return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
+
+        hooks = []
+        for entry in get("snapshot-parameters"):
+            function, _, parameter = entry.partition(":")
+            if parameter:
+                hooks.append((function.strip(), parameter.strip()))
+        return cls(
+            frozenset(get("push-methods")),
+            get("agent-types"),
+            frozenset(get("agent-names")),
+            get("agent-session-types"),
+            frozenset(get("agent-session-names")),
+            frozenset(get("local-contexts")),
+            frozenset(get("copying-contexts")),
+            get("context-types"),
+            tuple(hooks),
+            frozenset(get("task-spawners")),
+        )
+
+    # -- types --------------------------------------------------------------------------
+    def is_agent_type(self, name: str) -> bool:
+        return any(name == t or name.endswith(t) for t in self.agent_types)
+
+    def is_session_type(self, name: str) -> bool:
+        return any(name == t or name.endswith(t) for t in self.session_types)
+
+    def is_context_annotation(self, annotation: ast.AST | None) -> bool:
+        return any(n in self.context_types for n in annotation_names(annotation))
+
+    def is_agent_annotation(self, annotation: ast.AST | None) -> bool:
+        return any(self.is_agent_type(n) for n in annotation_names(annotation))
+
+    def is_session_annotation(self, annotation: ast.AST | None) -> bool:
+        return any(self.is_session_type(n) for n in annotation_names(annotation))
+
+    def is_snapshot_parameter(self, function: str, parameter: ast.arg) -> bool:
+        if self.is_context_annotation(parameter.annotation):
+            return True
+        return any(p == parameter.arg and f in ("*", function) for f, p in self.hook_table)
+
+    # -- calls ----------------------------------------------------------------------------
+    def push_call(self, node: ast.AST) -> tuple[ast.expr, ast.expr | None] | None:
+        """(receiver, pushed context) of `<receiver>.update_chat_ctx(ctx)`, else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return None
+        if node.func.attr not in self.push_methods:
+            return None
+        argument = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
+        return node.func.value, argument
+
+    def is_spawner(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and final_name(node.func) in self.spawners
+
+
+# -- the analysis of one file -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A snapshot of a local context: where it is taken and what of."""
+
+    node: ast.AST  # the `.copy(...)` call, the property read, or the parameter's `ast.arg`
+    kind: str  # "copy", "read" or "parameter"
+    owner: str | None  # source text of the context's owner (`agent`, `self.session`), None for a parameter
+    context: str | None  # source text of the context copied (`self.chat_ctx`), None for a parameter
+    copy_arguments: str  # the text inside `.copy(...)`, repeated by a fresh copy
+
+    def describe(self) -> str:
+        if self.kind == "parameter":
+            return f"`{self.node.arg}`, a copy taken before the function started"
+        taken = "copied" if self.kind == "copy" else "read (a copy)"
+        return f"`{self.context}` {taken} at line {self.node.lineno}"
+
+
+class AppModule:
+    """Agents, snapshots, write-backs and spawns of one file, on the shared analysis."""
+
+    def __init__(self, file: FileContext) -> None:
+        self.file = file
+        self.vocabulary = Vocabulary.from_settings(file.settings)
+        self.index: Index = index(file)
+        self.snapshots: dict[int, Snapshot] = {}  # key id(node) -> snapshot
+        self._agent_flows: dict[int, ValueFlow] = {}
+        self._flows: dict[int, ValueFlow] = {}
+        self._calls: dict[int, list[ast.Call]] = {}
+        self.agent_classes = self._agent_classes()
+        self._agent_attributes: set[str] | None = None
+
+    # -- agents ---------------------------------------------------------------------------
+    def _agent_classes(self) -> set[int]:
+        found: set[int] = set()
+        for info in self.index.classes:
+            names = [final_name(b) or "" for b in info.node.bases]
+            names += [b.node.name for b in self.index.bases(info)]
+            if any(self.vocabulary.is_agent_type(n) for n in names):
+                found.add(id(info.node))
+        return found
+
+    @property
+    def agent_attributes(self) -> set[str]:
+        if self._agent_attributes is None:
+            self._agent_attributes = self._learn_agent_attributes()
+        return self._agent_attributes
+
+    def _learn_agent_attributes(self) -> set[str]:
+        """Attributes annotated as agents, or assigned an agent-annotated parameter."""
+        vocabulary, found = self.vocabulary, set()
+        for node in self.index.assignments:
+            if isinstance(node, ast.AnnAssign):
+                if vocabulary.is_agent_annotation(node.annotation):
+                    name = final_name(node.target)
+                    if name:
+                        found.add(name)
+                continue
+            targets = [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
+            if not targets or not isinstance(node.value, ast.Name):
+                continue
+            function = self.index.function_of_node(node)
+            parameter = next((a for a in parameters(function.node) if a.arg == node.value.id), None) if function else None
+            if parameter is not None and vocabulary.is_agent_annotation(parameter.annotation):
+                found.update(targets)
+        return found
+
+    def is_agent_class(self, function: Function) -> bool:
+        return function.cls is not None and id(function.cls.node) in self.agent_classes
+
+    def _agent_source(self, function: Function):  # noqa: ANN202
+        vocabulary = self.vocabulary
+
+        def sources(node: ast.AST) -> frozenset:
+            if isinstance(node, ast.arg):
+                agent = (
+                    (node.arg == function.self_name and self.is_agent_class(function))
+                    or vocabulary.is_agent_annotation(node.annotation)
+                    or node.arg in vocabulary.agent_names
+                )
+                return frozenset({AGENT}) if agent else frozenset()
+            if isinstance(node, ast.Name):
+                if node.id == function.self_name and self.is_agent_class(function):
+                    return frozenset({AGENT})
+                return frozenset({AGENT}) if node.id in vocabulary.agent_names else frozenset()
+            if isinstance(node, ast.Attribute):  # an attribute is an agent by its own name only
+                agent = node.attr in vocabulary.agent_names or node.attr in self.agent_attributes
+                return frozenset({AGENT if agent else OTHER})
+            return frozenset()
+
+        return sources
+
+    def agent_flow(self, function: Function) -> ValueFlow:
+        if id(function.node) not in self._agent_flows:
+            outer = self.agent_flow(function.outer) if function.outer else None
+            self._agent_flows[id(function.node)] = ValueFlow(
+                self.graph(function), function.node, self._agent_source(function), outer=outer
+            )
+        return self._agent_flows[id(function.node)]
+
+    def is_agent(self, expr: ast.AST, function: Function) -> bool:
+        """By the expression's own name where that decides it (an attribute, `self`, a
+        parameter, an agent name), else through the agent flow (local aliases)."""
+        sources = self._agent_source(function)
+        if isinstance(expr, ast.Attribute):
+            return AGENT in sources(expr)
+        if isinstance(expr, ast.Name):
+            if sources(expr):
+                return True
+            parameter = next((a for a in parameters(function.node) if a.arg == expr.id), None)
+            if parameter is not None and not self._rebound(function, expr.id):
+                return bool(sources(parameter))
+        return AGENT in self.agent_flow(function).origins(expr)
+
+    def _rebound(self, function: Function, name: str) -> bool:
+        return any(
+            isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+            for node in self.index.nodes(function.node)
+        )
+
+    def calls(self, function: Function) -> list[ast.Call]:
+        """The calls a function owns, listed once for the three rules."""
+        key = id(function.node)
+        if key not in self._calls:
+            self._calls[key] = [n for n in self.index.nodes(function.node) if isinstance(n, ast.Call)]
+        return self._calls[key]
+
+    def is_session(self, expr: ast.AST, function: Function) -> bool:
+        name = final_name(expr)
+        if name in self.vocabulary.session_names:
+            return True
+        if isinstance(expr, ast.Name):
+            return any(
+                a.arg == expr.id and self.vocabulary.is_session_annotation(a.annotation)
+                for a in parameters(function.node)
+            )
+        return False
+
+    def graph(self, function: Function) -> Graph:
+        return graph(self.file, function.node)
+
+    # -- snapshots --------------------------------------------------------------------------
+    def is_local_context(self, expr: ast.AST, function: Function) -> bool:
+        """`<agent or session>.<local context>`."""
+        return (
+            isinstance(expr, ast.Attribute)
+            and expr.attr in self.vocabulary.local_contexts
+            and (self.is_agent(expr.value, function) or self.is_session(expr.value, function))
+        )
+
+    def _snapshot_source(self, function: Function):  # noqa: ANN202
+        vocabulary, segment = self.vocabulary, self.file.segment
+
+        def sources(node: ast.AST) -> frozenset:
+            found = None
+            if isinstance(node, ast.arg):
+                if vocabulary.is_snapshot_parameter(function.node.name, node):
+                    found = Snapshot(node, "parameter", None, None, "")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy":
+                context = node.func.value
+                if self.is_local_context(context, function):
+                    inner = segment(node)[len(segment(node.func)) :].strip()[1:-1].strip()
+                    found = Snapshot(node, "copy", segment(context.value), segment(context), inner)
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr in vocabulary.copying_contexts
+                and isinstance(node.ctx, ast.Load)
+                and self.is_agent(node.value, function)
+            ):
+                found = Snapshot(node, "read", segment(node.value), segment(node), "")
+            if found is None:
+                return frozenset()
+            self.snapshots[id(node)] = found
+            return frozenset({id(node)})
+
+        return sources
+
+    def snapshot_flow(self, function: Function) -> ValueFlow:
+        """Which snapshots a value carries (a copy, `_summarize`, `truncate` or `merge` of a
+        snapshot is still that snapshot's content)."""
+        if id(function.node) not in self._flows:
+            outer = self.snapshot_flow(function.outer) if function.outer else None
+            self._flows[id(function.node)] = ValueFlow(
+                self.graph(function), function.node, self._snapshot_source(function), _SNAPSHOT_RULES, outer=outer
+            )
+        return self._flows[id(function.node)]
+
+    # -- write-backs ----------------------------------------------------------------------
+    def write_backs(self, function: Function) -> Iterator[tuple[ast.Call, ast.expr, ast.expr]]:
+        """(call, receiver, pushed context) of every push on an agent or task."""
+        for node in self.calls(function):
+            found = self.vocabulary.push_call(node)
+            if found is not None and found[1] is not None and self.is_agent(found[0], function):
+                yield node, found[0], found[1]
+
+    def awaits_before(self, function: Function, snapshot: Snapshot, call: ast.AST) -> list[Point]:
+        """Await points that can run after the snapshot (the function's start, for a
+        parameter or a snapshot of an enclosing function) and before `call`, on a path that
+        does not take the snapshot again (a snapshot re-taken in every loop pass is fresh)."""
+        g = self.graph(function)
+        start = g.locate(snapshot.node) if snapshot.kind != "parameter" and id(snapshot.node) in g.point_of else None
+        return awaits_between(g, start, g.locate(call), call)
+
+
+def awaits_between(g: Graph, start: Point | None, end: Point, call: ast.AST) -> list[Point]:
+    """The await points on paths from `start` (None: the function's entry) to `end` that do
+    not run `start` again; `end`'s own await counts only from an earlier pass of a loop.
+    A query on the shared graph's units and edges (`Graph.may_run_between` has no "without
+    re-running the start")."""
+    avoid = start.unit if start is not None else None
+    found: list[Point] = []
+    if start is not None and start.unit == end.unit and start.order < end.order:
+        found = [p for p in g.points[end.unit] if start.order < p.order < end.order]
+    else:
+        first = g.successors[avoid] if avoid is not None else {g.entry}
+        reach = _closure(first, g.successors, avoid)
+        if end.unit in reach:
+            back = _closure({end.unit}, _predecessors(g), avoid) | {end.unit}
+            middle = reach & back
+            if start is not None:
+                found += [p for p in g.points[start.unit] if p.order > start.order]
+            found += [p for p in g.points[end.unit] if p.order < end.order]
+            again = end.unit in _closure(g.successors[end.unit], g.successors, avoid)
+            for unit in sorted(middle):
+                if unit != end.unit or again:
+                    found += g.points[unit]
+    inside = {id(n) for n in ast.walk(call)}
+    unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
+    return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
+
+
+def _closure(first: Iterable[int], edges: list[set[int]], avoid: int | None) -> set[int]:
+    seen: set[int] = set()
+    stack = [u for u in first if u != avoid]
+    while stack:
+        unit = stack.pop()
+        if unit not in seen:
+            seen.add(unit)
+            stack.extend(u for u in edges[unit] if u != avoid)
+    return seen
+
+
+def _predecessors(g: Graph) -> list[set[int]]:
+    found: list[set[int]] = [set() for _ in g.successors]
+    for a, targets in enumerate(g.successors):
+        for b in targets:
+            found[b].add(a)
+    return found
+
+
+def _carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
+    if isinstance(call.func, ast.Attribute) and call.func.attr in DERIVING_METHODS:
+        return origins(call.func.value)
+    return frozenset()
+
+
+_SNAPSHOT_RULES = FlowRules(carries=_carries)
+
+
+def push_tokens(settings) -> list[tuple]:  # noqa: ANN001
+    """A push method's name (a cheap substring test), then the name called as an attribute
+    (`.update_chat_ctx`, blanks and comments allowed after the dot): files that only define
+    the method are left out."""
+    import re
+
+    methods = tuple(settings.get("push-methods", ("update_chat_ctx",)))
+    names = b"|".join(re.escape(m.encode()) for m in methods)
+    called = re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b")
+    return [methods, (called,)]
+
+
+def analyse(file: FileContext) -> AppModule:
+    return file.memo("rules._agents", lambda: AppModule(file))
+
+
+def function_of(module: AppModule, node: ast.AST) -> Function | None:
+    return module.index.function_of_node(node)
+
+
+def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
+    text = " ".join(file.segment(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+__all__ = ["OPTIONS", "Vocabulary", "AppModule", "Snapshot", "analyse", "dotted", "snippet"]

@@ -1,0 +1,166 @@
+"""What the application rules' fixes share: a plan (applicability, reason, edits), changing
+one expression inside a statement (found by its source text: the `ast` and LibCST trees share
+statement paths, not expression positions), binding an expression statement to a name, and
+fresh local names."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
+    from rtlint.cstedit import Editor, Located
+
+
+def cannot_fix(reason: str) -> Exception:
+    from rtlint.cstedit import CannotFix
+
+    return CannotFix(reason)
+
+
+@dataclass
+class Plan:
+    """A fix plan (rtlint.fixplan's protocol): `applicability` "safe", "unsafe" or None
+    (no sound fix, `reason` says why), and the steps that record its edits."""
+
+    applicability: str | None
+    reason: str = ""
+    steps: list[Callable[[Editor], None]] = field(default_factory=list)
+
+    def apply(self, editor: Editor) -> None:
+        if self.applicability is None:
+            raise cannot_fix(self.reason)
+        for step in self.steps:
+            step(editor)
+
+
+
+def no_fix(reason: str) -> Plan:
+    return Plan(None, reason)
+
+
+def same_code_text(code: str) -> str:
+    """Source text without surrounding parentheses or blanks, for comparing expressions."""
+    text = code.strip()
+    while text.startswith("(") and text.endswith(")"):
+        try:
+            ast.parse(text[1:-1], mode="eval")
+        except SyntaxError:
+            break
+        text = text[1:-1].strip()
+    return " ".join(text.split())
+
+
+def _replacer(module: Any, old: str, new: Callable[[Any], Any]) -> Any:
+    import libcst as cst
+
+    class ReplaceExpression(cst.CSTTransformer):
+        done = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not self.done
+
+        def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
+            if self.done or not isinstance(original, cst.BaseExpression):
+                return updated
+            if same_code_text(module.code_for_node(original)) == wanted:
+                self.done = True
+                return new(updated)
+            return updated
+
+    wanted = same_code_text(old)
+    return ReplaceExpression()
+
+
+def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], Any]) -> Any:
+    """`statement` with its first expression whose text is `old` (innermost first, left to
+    right) replaced by `new(that expression)`."""
+    transformer = _replacer(editor.module, old, new)
+    result = statement.visit(transformer)
+    if not transformer.done:
+        raise cannot_fix(f"`{old}` is no longer in the statement")
+    return result
+
+
+def replace_expression(editor: Editor, located: Located, old: str, new: Callable[[Any], Any]) -> None:
+    editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
+
+
+def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> Any:
+    """The push call `push` (its source text) in `statement`, its context argument replaced
+    by `name` and, when that was its only argument, written on one line."""
+
+    import libcst as cst
+
+    def change(call: Any) -> Any:
+        if not isinstance(call, cst.Call) or not call.args:
+            raise cannot_fix("the push is no longer a call")
+        first = call.args[0]
+        index = 0
+        for i, arg in enumerate(call.args):
+            if arg.keyword is not None and arg.keyword.value == "chat_ctx":
+                first, index = arg, i
+        args = list(call.args)
+        args[index] = first.with_changes(value=cst.Name(name))
+        if len(args) == 1:
+            args[0] = args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+            return call.with_changes(args=args, whitespace_before_args=cst.SimpleWhitespace(""))
+        return call.with_changes(args=args)
+
+    return replace_in(editor, statement, push, change)
+
+
+def bind_expression_statement(editor: Editor, located: Located, name: str) -> None:
+    """`call(...)` as a statement becomes `name = call(...)` (comments kept)."""
+    import libcst as cst
+
+    def change(statement: Any) -> Any:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else statement
+        if not isinstance(small, cst.Expr):
+            raise cannot_fix("the edit is not a statement of its own")
+        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=small.value)
+        if isinstance(statement, cst.SimpleStatementLine):
+            return statement.with_changes(body=[assign])
+        return assign
+
+    editor.replace(located, change)
+
+
+def dotted_text(node: ast.AST) -> str | None:
+    """`a.b.c` for a chain of names and attributes, else None."""
+    from ._analysis.index import dotted
+
+    return dotted(node)
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`, ... whichever the function does not use yet."""
+    if base not in taken:
+        return base
+    index = 2
+    while f"{base}_{index}" in taken:
+        index += 1
+    return f"{base}_{index}"
+
+
+def names_in(node: ast.AST) -> set[str]:
+    """Every identifier a function binds or reads (parameters included)."""
+    found: set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            found.add(child.id)
+        elif isinstance(child, ast.arg):
+            found.add(child.arg)
+    return found
+
+
+def dedent_continuation(text: str, by: int) -> str:
+    """`text` (an expression's source, its first line already placed) with every further
+    line moved `by` columns left, as far as it has blanks to lose."""
+    lines = text.split("\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        blanks = len(line) - len(line.lstrip(" "))
+        out.append(line[min(by, blanks) :] if by > 0 else " " * -by + line)
+    return "\n".join(out)

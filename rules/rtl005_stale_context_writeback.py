@@ -1,0 +1,368 @@
+"""RTL005 stale-context-writeback (LiveKit Agents issue 2454 family)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator
+
+from rtlint.findings import Finding
+from rtlint.rule import Invalid, Rule
+
+from . import _appfix as fx
+from ._agents import (
+    ADDITIVE_EDITS,
+    ADDITIVE_ITEM_EDITS,
+    OPTIONS,
+    OTHER_EDITS,
+    OTHER_ITEM_EDITS,
+    AppModule,
+    Snapshot,
+    analyse,
+    push_tokens,
+)
+from ._analysis.cfg import Point
+from ._analysis.index import Function, awaited_calls
+
+
+@dataclass
+class _Edit:
+    call: ast.AST  # the edit (a call, or an assignment statement)
+    method: str
+    additive: bool
+    item: str | None = None  # the name of what it adds, when it has one
+    bind: bool = False  # an `add_message(...)` statement that the fix binds to a name
+
+
+class StaleContextWriteback(Rule):
+    """
+    ## What it does
+    Finds a write-back (`update_chat_ctx(ctx)` on an agent or task, awaited or not) of a
+    snapshot of a local context, where an `await` (or `async for`, `async with`) other than
+    the write-back itself can run between the snapshot and the write-back on some path,
+    loops included. A snapshot is a `.copy(...)` of an agent's, task's or session's
+    context, a read of `agent.chat_ctx` (it answers with a copy), anything derived from one
+    (`._summarize()`, `.truncate()`, `.merge()`), or a context handed in as a parameter: one
+    annotated `ChatContext`, or named by the hook table (`on_user_turn_completed`'s
+    `turn_ctx`, `llm_node`'s `chat_ctx`, and any parameter called `turn_ctx`), which the
+    framework copied before the function started.
+
+    ## Why is this bad?
+    While the function waits (a RAG lookup, a memory recall, a summary), the framework goes
+    on committing items to the same context: the user's transcribed or audio turn, tool
+    outputs, a reply. The write-back then replaces the whole context with the snapshot,
+    which has none of them: they are lost locally, and with a realtime model the diff of the
+    write-back deletes them server-side. In `on_user_turn_completed` with a realtime model
+    and client-side turn detection the user's committed audio turn arrives exactly then, so
+    the turn the model is about to answer is deleted (livekit-memorysync 1.1.1 with
+    `persist_injection=True` does this on every turn that injects a memory).
+
+    ## Example
+    ```python
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        rag_content = await my_rag_lookup(new_message.text_content)
+        turn_ctx.add_message(role="assistant", content=rag_content)
+        await self.update_chat_ctx(turn_ctx)
+    ```
+
+    Use instead:
+    ```python
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        rag_content = await my_rag_lookup(new_message.text_content)
+        added_message = turn_ctx.add_message(role="assistant", content=rag_content)
+        fresh_ctx = self.chat_ctx.copy()
+        fresh_ctx.items.append(added_message)
+        await self.update_chat_ctx(fresh_ctx)
+    ```
+
+    ## Fix
+    When every edit of the snapshot between its creation and the write-back only adds
+    items (`add_message`, `insert`, `items.append`, `items.extend`) and each added item has
+    a name: the edits stay (the current turn still sees them; an `add_message` statement is
+    bound to `added_message`), and right before the write-back a fresh copy of the
+    receiver's context (`fresh_ctx = self.chat_ctx.copy(...)`, with the snapshot's copy
+    arguments) gets the same additions and is written back instead. Nothing awaits between
+    the fresh copy and the write-back. A write-back that can run again after the additions
+    (a retry loop) re-applies an item only if the fresh copy lacks it, so nothing is added
+    twice.
+
+    A context handed in as a parameter is taken to be a copy of the receiver's context
+    (`turn_ctx` is a copy of this agent's `chat_ctx`).
+
+    ## Fix safety
+    No fix, and the message says why, when an edit removes, reorders or transforms the
+    snapshot (`remove`, `truncate`, slice assignment, `_summarize`, `merge`), when an
+    addition has no name or does not run on every path to the write-back, when the snapshot
+    is not of the receiver's context (another agent's, `session.history`), or when the
+    written-back value comes from more than one snapshot. Then re-take the snapshot after
+    the await, or take a fresh copy after it and merge into it what the snapshot produced
+    (that is not a finding). Unsafe when the write-back is detached (RTL006): a fresh copy
+    taken before a push that runs later can go stale again; `--unsafe-fixes` also awaits it.
+
+    Not a finding: snapshot, synchronous edits and write-back with no await between; a
+    snapshot taken after the last await; writing back the live object (`self._chat_ctx`);
+    a snapshot handed to a new agent (`NewAgent(chat_ctx=ctx)`); a parameter the hook table
+    does not name; a push on a realtime session (RTL001 and RTL004 cover those).
+
+    Known limit: the analysis follows a snapshot within one function (and into the
+    closures it defines). A snapshot stored on an object (`self._progress.snapshot = ...`)
+    and written back by another method after awaits elsewhere is not followed; neither is
+    a snapshot passed to a helper function that writes it back, unless the helper's
+    parameter is annotated `ChatContext` or named by the hook table (then the helper's own
+    awaits are checked).
+    """
+
+    code = "RTL005"
+    name = "stale-context-writeback"
+    summary = "a snapshot of a local context is written back after an await"
+    fix_availability = "sometimes"
+    options = OPTIONS
+
+    VALID = [
+        """
+from livekit.agents import Agent
+
+class A(Agent):
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        info = await lookup(new_message.text_content)
+        ctx = self.chat_ctx.copy()
+        ctx.add_message(role="assistant", content=info)
+        await self.update_chat_ctx(ctx)
+""",
+    ]
+    INVALID = [
+        Invalid(
+            """
+from livekit.agents import Agent
+
+class A(Agent):
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        info = await lookup(new_message.text_content)
+        turn_ctx.add_message(role="assistant", content=info)
+        await self.update_chat_ctx(turn_ctx)
+""",
+            lines=(8,),
+            expected_fix="""
+from livekit.agents import Agent
+
+class A(Agent):
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        info = await lookup(new_message.text_content)
+        added_message = turn_ctx.add_message(role="assistant", content=info)
+        fresh_ctx = self.chat_ctx.copy()
+        fresh_ctx.items.append(added_message)
+        await self.update_chat_ctx(fresh_ctx)
+""",
+        )
+    ]
+
+    def required_tokens(self) -> list[tuple]:
+        return push_tokens(self.settings)
+
+    def check(self, file) -> Iterator[Finding]:
+        module = analyse(file)
+        realtime = None
+        for function in module.index.functions:
+            if not isinstance(function.node, ast.AsyncFunctionDef):
+                continue  # nothing can run in between without an await
+            for call, receiver, pushed in module.write_backs(function):
+                realtime = realtime if realtime is not None else _realtime_pushes(file)
+                if id(call) in realtime:
+                    continue  # a push on a realtime session: RTL001/RTL004's defect, one finding
+                finding = self._check_write_back(module, function, call, receiver, pushed)
+                if finding is not None:
+                    yield finding
+
+    def _check_write_back(self, module: AppModule, function: Function, call, receiver, pushed) -> Finding | None:
+        flow = module.snapshot_flow(function)
+        keys = sorted(flow.origins(pushed), key=lambda k: (module.snapshots[k].node.lineno, k))
+        for key in keys:
+            snapshot = module.snapshots[key]
+            awaits = module.awaits_before(function, snapshot, call)
+            if not awaits:
+                continue
+            file = module.file
+            target = f"{file.segment(receiver)}.{call.func.attr}"
+            plan = _plan(module, function, call, receiver, snapshot, key) if len(keys) == 1 else fx.no_fix(
+                "the written-back context comes from more than one snapshot"
+            )
+            message = (
+                f"{target} writes back {snapshot.describe()}, and {_describe_await(awaits[0], call)} can run "
+                f"in between: what the framework commits to the context meanwhile (the user's turn, a tool "
+                f"output, a reply) is lost, and deleted server-side on a realtime model"
+            )
+            return self.report(
+                file, call, message, plan=plan, symbol=function.qualname
+            )
+        return None
+
+
+
+def _realtime_pushes(file) -> set[int]:  # noqa: ANN001
+    """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
+    the realtime rules compute the same analysis of the file)."""
+    from ._realtime import analyse as realtime_analysis
+
+    return {id(push.call) for push in realtime_analysis(file).pushes}
+
+
+def _describe_await(point: Point, call: ast.AST) -> str:
+    node = point.node
+    if point.kind == "async-for":
+        return f"the `async for` at line {node.lineno}"
+    if point.kind.startswith("async-with"):
+        return f"the `async with` at line {node.lineno}"
+    if isinstance(node, ast.Await) and node.value is call:
+        return f"this write-back's own await (line {node.lineno}) in an earlier pass of the loop"
+    return f"the await at line {node.lineno}"
+
+
+# -- the fix --------------------------------------------------------------------------------
+
+
+def _plan(module: AppModule, function: Function, call, receiver, snapshot: Snapshot, key: int) -> fx.Plan:
+    file, vocabulary = module.file, module.vocabulary
+    receiver_text = file.segment(receiver)
+    if snapshot.kind == "parameter":
+        context = next(iter(sorted(vocabulary.copying_contexts)), "chat_ctx")
+        fresh = f"{receiver_text}.{context}.copy()"
+    elif snapshot.owner != receiver_text:
+        return fx.no_fix(f"the snapshot is of `{snapshot.context}`, not of {receiver_text}'s context")
+    else:
+        fresh = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+    applicability = "safe"
+    reason = ""
+    detached = _detached(module, call)
+    if detached is None:
+        return fx.no_fix("the write-back is neither awaited nor spawned here")
+    if detached:
+        applicability = "unsafe"
+        reason = "the write-back is detached (see RTL006), and a fresh copy taken before a push that runs later can go stale again"
+    edits = list(_edits(module, function, snapshot, key, call))
+    for edit in edits:
+        if not edit.additive:
+            line = getattr(edit.call, "lineno", "?")
+            return fx.no_fix(
+                f"`{edit.method}` at line {line} changes the snapshot in a way a fresh copy cannot replay; re-take "
+                f"the snapshot after the await, or merge what it produced into a fresh copy taken after it"
+            )
+    g = module.graph(function)
+    again = g.precedes(call, call)
+    taken = fx.names_in(function.node)
+    for edit in edits:
+        problem = _nameable(module, function, edit, call, again, taken)
+        if problem:
+            return fx.no_fix(problem)
+    return _build(module, function, call, receiver, fresh, edits, again, taken, applicability, reason)
+
+
+def _detached(module: AppModule, call: ast.AST) -> bool | None:
+    """False when the write-back is awaited (directly or through a wrapper), True when it
+    is handed to a task spawner, None otherwise."""
+    for ancestor in module.index.ancestors(call):
+        if isinstance(ancestor, ast.Await):
+            return False if any(c is call for c in awaited_calls(ancestor)) else None
+        if module.vocabulary.is_spawner(ancestor):
+            return True
+        if isinstance(ancestor, ast.stmt):
+            return None
+    return None
+
+
+def _edits(module: AppModule, function: Function, snapshot: Snapshot, key: int, call: ast.AST) -> Iterator[_Edit]:
+    """Edits of the snapshot that can run between its creation and the write-back."""
+    flow, g = module.snapshot_flow(function), module.graph(function)
+    in_graph = snapshot.kind != "parameter" and id(snapshot.node) in g.point_of
+
+    def between(node: ast.AST) -> bool:
+        return (not in_graph or g.precedes(snapshot.node, node)) and g.precedes(node, call)
+
+    def carries(node: ast.AST) -> bool:
+        return key in flow.origins(node)
+
+    for node in module.index.nodes(function.node):
+        if node is call or node is snapshot.node:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method, target = node.func.attr, node.func.value
+            on_items = isinstance(target, ast.Attribute) and target.attr == "items"
+            if on_items and method in ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS and carries(target.value):
+                if between(node):
+                    yield _item_edit(node, f"items.{method}", method in ADDITIVE_ITEM_EDITS)
+            elif method in ADDITIVE_EDITS | OTHER_EDITS and carries(target) and between(node):
+                if method == "add_message":
+                    yield _message_edit(module, node)
+                else:
+                    yield _item_edit(node, method, method in ADDITIVE_EDITS)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for target in targets:
+                if isinstance(target, (ast.Subscript, ast.Attribute)) and carries(target.value) and between(node):
+                    yield _Edit(node, "assignment to its items", False)
+
+
+def _item_edit(node: ast.Call, method: str, additive: bool) -> _Edit:
+    argument = node.args[0] if len(node.args) == 1 and not node.keywords else None
+    item = argument.id if isinstance(argument, ast.Name) else None
+    return _Edit(node, method, additive, item)
+
+
+def _message_edit(module: AppModule, node: ast.Call) -> _Edit:
+    parent = module.index.parents.get(id(node))
+    if isinstance(parent, ast.Expr):
+        return _Edit(node, "items.append", True, None, bind=True)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        return _Edit(node, "items.append", True, parent.targets[0].id)
+    return _Edit(node, "items.append", True, None)
+
+
+def _nameable(module: AppModule, function: Function, edit: _Edit, call, again: bool, taken: set[str]) -> str:
+    """Why the edit's addition cannot be re-applied by name ("" when it can)."""
+    line = edit.call.lineno
+    if edit.item is None and not edit.bind:
+        return f"what the edit at line {line} adds has no name to re-apply it by"
+    g = module.graph(function)
+    if not g.dominates(edit.call, call):
+        return f"the edit at line {line} does not run on every path to the write-back"
+    if edit.item is not None and _bindings(module, function, edit.item) > 1:
+        return f"`{edit.item}` (added at line {line}) is bound more than once"
+    if again and not g.precedes(call, edit.call) and edit.method == "items.extend":
+        return f"the write-back can run again after the `items.extend` at line {line}, which would add its items twice"
+    return ""
+
+
+def _bindings(module: AppModule, function: Function, name: str) -> int:
+    return sum(
+        1
+        for node in module.index.nodes(function.node)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+    )
+
+
+def _build(module, function, call, receiver, fresh, edits, again, taken, applicability, reason) -> fx.Plan:  # noqa: ANN001
+    file, g = module.file, module.graph(function)
+    fresh_name = fx.fresh_name("fresh_ctx", taken)
+    taken = taken | {fresh_name}
+    steps, lines = [], [f"{fresh_name} = {fresh}\n"]
+    for edit in edits:
+        item = edit.item
+        if edit.bind:
+            item = fx.fresh_name("added_message", taken)
+            taken.add(item)
+            path = file.path_of(module.index.statement_of(edit.call))
+            steps.append(lambda editor, p=path, n=item: fx.bind_expression_statement(editor, editor.locate(p), n))
+        apply = f"{fresh_name}.{edit.method}({item})\n"
+        if again and not g.precedes(call, edit.call):
+            apply = f"if {fresh_name}.get_by_id({item}.id) is None:\n    {apply}"
+        lines.append(apply)
+    statement = module.index.statement_of(call)
+    path = file.path_of(statement)
+    push = file.segment(call)
+
+    def write(editor) -> None:  # noqa: ANN001
+        located = editor.locate(path)
+        editor.insert_before(located, [editor.statement(line) for line in lines])
+        editor.replace(located, lambda node: fx.push_with_argument(editor, node, push, fresh_name))
+
+    steps.append(write)
+    return fx.Plan(applicability, reason, steps)

@@ -1,0 +1,195 @@
+"""RTL006 detached-push."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from rtlint.findings import Finding
+from rtlint.rule import Invalid, Rule
+
+from . import _appfix as fx
+from ._agents import OPTIONS, AppModule, analyse, push_tokens
+from ._analysis.cfg import is_await
+from ._analysis.index import Function
+from ._analysis.values import ValueFlow
+
+
+class DetachedPush(Rule):
+    """
+    ## What it does
+    Finds a push coroutine (`update_chat_ctx(...)`, on an agent, a task or a session) handed
+    to a task spawner (`asyncio.create_task`, `asyncio.ensure_future`, `loop.create_task`,
+    `TaskGroup.create_task`) instead of being awaited, directly or through a name it was
+    bound to (`push = agent.update_chat_ctx(ctx)` ... `create_task(push)`).
+
+    ## Why is this bad?
+    The push starts later and runs concurrently with what follows. A `generate_reply()`
+    issued right after it runs on the context as it was before the push, so the reply
+    never sees the message the push was meant to add; two detached pushes are
+    last-writer-wins, so one of them is lost; and an exception of the push surfaces in a
+    task nobody awaits, never in the `try` around the spawn.
+
+    ## Example
+    ```python
+    async def remember(self, fact):
+        ctx = self.chat_ctx.copy()
+        ctx.add_message(role="assistant", content=fact)
+        asyncio.create_task(self.update_chat_ctx(ctx))
+        self.session.generate_reply()
+    ```
+
+    Use instead:
+    ```python
+    async def remember(self, fact):
+        ctx = self.chat_ctx.copy()
+        ctx.add_message(role="assistant", content=fact)
+        await self.update_chat_ctx(ctx)
+        self.session.generate_reply()
+    ```
+
+    In a synchronous function (an event handler), spawn an async helper that takes its
+    copy when it runs and awaits its own push:
+    ```python
+    def on_transcript(ev):
+        asyncio.create_task(self._pin_language(ev.language))
+
+    async def _pin_language(self, language):
+        ctx = self.chat_ctx.copy()
+        ctx.add_message(role="system", content=f"Answer in {language}.")
+        await self.update_chat_ctx(ctx)
+    ```
+
+    ## Fix
+    In an async function, the spawn statement becomes `await <the push>` in place (a
+    `name=` or other argument of the spawner is dropped).
+
+    ## Fix safety
+    Always unsafe (only with `--unsafe-fixes`): the function now waits for the push (on a
+    realtime model, for the server's acknowledgement) before it goes on. No fix in a
+    synchronous function (the example above shows the helper to write), and none when the
+    task the spawner returns is kept (assigned, stored, given a callback): awaiting in
+    place would leave nothing for it. A task that the function awaits later is still
+    reported when an await point comes between the spawn and that await (what runs there
+    runs before the push); with none in between (`task = create_task(push)`, a synchronous
+    local commit, `await task`) nothing else can run first, and it is not a finding.
+
+    Not a finding: an awaited push, also through `asyncio.wait_for`, `asyncio.shield` or
+    `asyncio.gather`; a spawned coroutine that is not a push (an async helper that pushes
+    when it runs); a push coroutine returned to the caller.
+    """
+
+    code = "RTL006"
+    name = "detached-push"
+    summary = "a push is handed to a task spawner instead of being awaited"
+    fix_availability = "sometimes"
+    options = OPTIONS
+
+    VALID = [
+        """
+async def f(agent, ctx):
+    await agent.update_chat_ctx(ctx)
+    agent.session.generate_reply()
+""",
+    ]
+    INVALID = [
+        Invalid(
+            """
+import asyncio
+
+async def f(agent, ctx):
+    asyncio.create_task(agent.update_chat_ctx(ctx))
+    agent.session.generate_reply()
+""",
+            lines=(5,),
+        )
+    ]
+
+    def required_tokens(self) -> list[tuple]:
+        spawners = tuple(self.settings.get("task-spawners", ("create_task", "ensure_future")))
+        return [spawners, *push_tokens(self.settings)]
+
+    def check(self, file) -> Iterator[Finding]:
+        module = analyse(file)
+        vocabulary = module.vocabulary
+        for function in module.index.functions:
+            pushes: ValueFlow | None = None
+            for node in module.calls(function):
+                if not (vocabulary.is_spawner(node) and node.args):
+                    continue
+                coroutine = node.args[0]
+                push = vocabulary.push_call(coroutine)
+                if push is None and isinstance(coroutine, ast.Name):
+                    pushes = pushes or _push_flow(module, function)
+                    push = next(iter(pushes.origins(coroutine)), None)
+                if push is not None and not _awaited_at_once(module, function, node):
+                    yield self._finding(module, function, node, coroutine)
+
+    def _finding(self, module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
+        file = module.file
+        spawner = file.segment(spawn.func)
+        message = (
+            f"the push `{fx_snippet(file, coroutine)}` is handed to {spawner}() and runs later, concurrently with "
+            f"what follows: a reply generated meanwhile runs on the context before the push, and two detached "
+            f"pushes are last-writer-wins"
+        )
+        plan = _plan(module, function, spawn, coroutine)
+        return self.report(
+            file, spawn, message, plan=plan, symbol=function.qualname
+        )
+
+
+
+def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001
+    text = " ".join(file.segment(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> bool:
+    """`task = create_task(push)` ... `await task` with no await point in between: nothing
+    else runs before the push is awaited (a push scheduled first, then a local commit)."""
+    parent = module.index.parents.get(id(spawn))
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name, g = parent.targets[0].id, module.graph(function)
+    for node in module.index.nodes(function.node):
+        if isinstance(node, ast.Await) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if g.precedes(spawn, node) and not g.may_run_between(spawn, node, is_await):
+                return True
+    return False
+
+
+def _push_flow(module: AppModule, function: Function) -> ValueFlow:
+    """Which push coroutines a name holds (`push = agent.update_chat_ctx(ctx)`)."""
+
+    def sources(node: ast.AST) -> frozenset:
+        return frozenset({id(node)}) if module.vocabulary.push_call(node) is not None else frozenset()
+
+    return module.file.memo(
+        ("rules.rtl006.pushes", id(function.node)),
+        lambda: ValueFlow(module.graph(function), function.node, sources),
+    )
+
+
+def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> fx.Plan:
+    if not isinstance(function.node, ast.AsyncFunctionDef):
+        return fx.no_fix("a synchronous function cannot await; spawn an async helper that copies the context when it runs")
+    parent = module.index.parents.get(id(spawn))
+    if not (isinstance(parent, ast.Expr) and parent.value is spawn):
+        return fx.no_fix("the task it returns is kept; awaiting in place would leave nothing for it")
+    path = module.file.path_of(parent)
+    spawn_text = module.file.segment(spawn)
+    pushed = module.file.segment(coroutine)
+
+    def await_in_place(editor) -> None:  # noqa: ANN001
+        import libcst as cst
+
+        def change(call):  # noqa: ANN001, ANN202
+            for arg in call.args:
+                if fx.same_code_text(editor.code(arg.value)) == fx.same_code_text(pushed):
+                    return cst.Await(expression=arg.value)
+            raise fx.cannot_fix("the push is no longer the spawner's argument")
+
+        fx.replace_expression(editor, editor.locate(path), spawn_text, change)
+
+    return fx.Plan("unsafe", "the function now waits for the push before it goes on", [await_in_place])

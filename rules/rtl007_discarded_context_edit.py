@@ -1,0 +1,280 @@
+"""RTL007 discarded-context-edit."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from rtlint.findings import Finding
+from rtlint.rule import Invalid, Rule
+
+from . import _appfix as fx
+from ._agents import OPTIONS, AppModule, analyse
+from ._analysis.cfg import is_await
+from ._analysis.index import Function
+
+EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
+ITEM_EDITS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}
+RETURNS_CONTEXT = {"truncate", "merge"}  # their result is the edited context itself
+_TRAILING_COMMENT = re.compile(r"\s*(#.*)$")
+
+
+class DiscardedContextEdit(Rule):
+    """
+    ## What it does
+    Finds an edit of a context that can never reach one: an edit method (`add_message`,
+    `insert`, `remove`, `truncate`, `merge`, `items.append`, ...) called on a copy that
+    nothing keeps (`agent.chat_ctx.copy().add_message(...)` as a statement); an edit of a
+    read-only view (`agent.chat_ctx` answers with a read-only copy, so
+    `agent.chat_ctx.add_message(...)` raises at run time); or an edit whose return value is
+    written back instead of the context (`update_chat_ctx(ctx.add_message(...))` pushes
+    the new message, or `None`, not `ctx`).
+
+    ## Why is this bad?
+    The author meant the context to change, and it does not: the message is lost (and the
+    write-back that follows pushes the unchanged context), the call raises
+    `RuntimeError: trying to modify a read-only chat context`, or the push receives a
+    `ChatMessage` where a context belongs. LiveKit's bank-ivr example (`add_event_message`)
+    adds every IVR event to a copy that is thrown away, then writes back the unchanged
+    context.
+
+    ## Example
+    ```python
+    async def add_event_message(agent, *, content):
+        agent.chat_ctx.copy().add_message(role="user", content=content)
+        await agent.update_chat_ctx(agent.chat_ctx)
+    ```
+
+    Use instead:
+    ```python
+    async def add_event_message(agent, *, content):
+        chat_ctx = agent.chat_ctx.copy()
+        chat_ctx.add_message(role="user", content=content)
+        await agent.update_chat_ctx(chat_ctx)
+    ```
+
+    ## Fix
+    Where a write-back of the same source follows in the same block (for an edit of a
+    copy or a view), or the edit's result is itself written back: bind a copy
+    (`chat_ctx = agent.chat_ctx.copy()`), make the edit on it, and write the copy back.
+    For a returned value written back, the edit becomes its own statement before the
+    write-back, which then pushes the edited context.
+
+    ## Fix safety
+    Safe. No fix when no write-back of the same source follows in the same block (the
+    copy would have nowhere to go: was the edit meant for this turn only, or for good?),
+    when the write-back pushes another context, or when an await runs between the edit
+    and that write-back (a copy taken at the edit would be stale by then, RTL005).
+
+    Not a finding: edits of a bound copy, of the live context (`self._chat_ctx`,
+    `session.history`) or of a hook's `turn_ctx`; reads of copies and views; `truncate`
+    and `merge` results written back (they return the context); copies handed to a task
+    or a new agent.
+
+    Known limit: `merge` (or `truncate`) on a read-only view whose result is kept
+    (`merged = old_agent.chat_ctx.merge(other)`, then `merged.items` used) is not reported.
+    Whether it raises depends on the framework's version: LiveKit's read-only list blocks
+    `insert`, which `merge` uses, from 1.8 on (and LiveKit itself changed such a line to
+    `old_agent.chat_ctx.copy().merge(...)`), but not in earlier releases and forks, where the
+    merge lands in the view's own fresh list and the kept result is correct.
+    """
+
+    code = "RTL007"
+    name = "discarded-context-edit"
+    summary = "a context edit is made on a copy nothing keeps, on a read-only view, or its result is written back"
+    fix_availability = "sometimes"
+    options = OPTIONS
+
+    VALID = [
+        """
+async def f(agent, text):
+    ctx = agent.chat_ctx.copy()
+    ctx.add_message(role="system", content=text)
+    await agent.update_chat_ctx(ctx)
+""",
+    ]
+    INVALID = [
+        Invalid(
+            """
+async def f(agent, text):
+    agent.chat_ctx.copy().add_message(role="system", content=text)
+    await agent.update_chat_ctx(agent.chat_ctx)
+""",
+            lines=(3,),
+            expected_fix="""
+async def f(agent, text):
+    chat_ctx = agent.chat_ctx.copy()
+    chat_ctx.add_message(role="system", content=text)
+    await agent.update_chat_ctx(chat_ctx)
+""",
+        )
+    ]
+
+    def required_tokens(self) -> list[tuple]:
+        """One of the three shapes, on the raw bytes: `.copy(...).<edit>`, `.chat_ctx.<edit>`
+        (a copying context), `update_chat_ctx(<receiver>.<edit>`."""
+        copying = tuple(self.settings.get("copying-contexts", ("chat_ctx",)))
+        pushes = tuple(self.settings.get("push-methods", ("update_chat_ctx",)))
+        edit = rb"\s*\.\s*(?:add_message|insert|remove|truncate|merge|items\s*\.\s*(?:" + "|".join(ITEM_EDITS).encode() + rb"))\b"
+        arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
+        names = b"|".join(re.escape(n.encode()) for n in copying)
+        methods = b"|".join(re.escape(m.encode()) for m in pushes)
+        shapes = (
+            re.compile(rb"\.\s*copy\s*" + arguments + edit),
+            re.compile(rb"\.\s*(?:" + names + rb")" + edit),
+            re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit),
+        )
+        return [("copy", *copying, *pushes), shapes]
+
+    def check(self, file) -> Iterator[Finding]:
+        module = analyse(file)
+        for function in module.index.functions:
+            for node in module.calls(function):
+                if isinstance(node.func, ast.Attribute):
+                    finding = self._check_edit(module, function, node)
+                    if finding is not None:
+                        yield finding
+
+    def _check_edit(self, module: AppModule, function: Function, edit: ast.Call) -> Finding | None:
+        method, target = edit.func.attr, edit.func.value
+        if isinstance(target, ast.Attribute) and target.attr == "items" and method in ITEM_EDITS:
+            target, method = target.value, f"items.{method}"
+        elif method not in EDITS:
+            return None
+        parent = module.index.parents.get(id(edit))
+        push = module.vocabulary.push_call(parent) if parent is not None else None
+        written_back = push is not None and push[1] is edit and method not in RETURNS_CONTEXT
+        statement = isinstance(parent, ast.Expr)
+        kind = _kind(module, function, target)
+        file = module.file
+        if kind == "copy" and (statement or written_back):
+            message = f"`{method}` edits a copy that nothing keeps (`{_short(file, target)}`): the edit never reaches a context"
+        elif kind == "view" and (statement or method not in RETURNS_CONTEXT):
+            message = (
+                f"`{_short(file, target)}` is a read-only copy (the property answers with one): `{method}` on it "
+                f"raises at run time"
+            )
+        elif written_back:
+            returned = "a message" if method == "add_message" else "None"
+            message = f"the write-back pushes what `{method}` returns ({returned}), not the context it edited"
+        else:
+            return None
+        if written_back:
+            plan = _plan_written_back(module, parent, edit, target, kind)
+        elif statement:
+            plan = _plan_statement(module, function, edit, target, kind)
+        else:
+            plan = fx.no_fix("the edit is not a statement of its own")
+        return self.report(file, edit, message, plan=plan, symbol=function.qualname)
+
+
+
+def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
+    """"copy" for `<context>.copy(...)`, "view" for a read-only `agent.chat_ctx`, else None."""
+    vocabulary = module.vocabulary
+    if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr == "copy":
+        context = target.func.value
+        if isinstance(context, ast.Attribute) and (
+            context.attr in vocabulary.copying_contexts or module.is_local_context(context, function)
+        ):
+            return "copy"
+        if module.snapshot_flow(function).origins(context):
+            return "copy"
+    if (
+        isinstance(target, ast.Attribute)
+        and target.attr in vocabulary.copying_contexts
+        and module.is_agent(target.value, function)
+    ):
+        return "view"
+    return None
+
+
+def _short(file, node: ast.AST) -> str:  # noqa: ANN001
+    text = " ".join(file.segment(node).split())
+    return text if len(text) <= 50 else text[:47] + "..."
+
+
+def _copy_of(file, target: ast.AST, kind: str | None) -> str | None:  # noqa: ANN001
+    """The expression a bound copy is made from, or None when the target is kept as is."""
+    if kind == "copy":
+        return file.segment(target)
+    if kind == "view":
+        return f"{file.segment(target)}.copy()"
+    return None
+
+
+def _plan_statement(module: AppModule, function: Function, edit: ast.Call, target: ast.AST, kind: str) -> fx.Plan:
+    file, index = module.file, module.index
+    source = target.func.value if kind == "copy" else target
+    owner, source_text = file.segment(source.value) if isinstance(source, ast.Attribute) else None, file.segment(source)
+    statement = index.statement_of(edit)
+    block = _block_of(index, statement)
+    write_back = None
+    for later in block[block.index(statement) + 1 :]:
+        for node in ast.walk(later):
+            push = module.vocabulary.push_call(node)
+            if push is not None and push[1] is not None and file.segment(push[0]) == owner:
+                write_back = (node, push[1])
+                break
+        if write_back:
+            break
+    if write_back is None:
+        return fx.no_fix(f"no write-back of `{_short(file, source)}` follows in the same block")
+    call, pushed = write_back
+    if file.segment(pushed) != source_text:
+        return fx.no_fix(f"the write-back at line {call.lineno} pushes another context than `{_short(file, source)}`")
+    if module.graph(function).may_run_between(edit, call, is_await):
+        return fx.no_fix(
+            f"an await runs between the edit and the write-back at line {call.lineno}; a copy taken at the edit "
+            f"would be stale by then"
+        )
+    name = fx.fresh_name("chat_ctx", fx.names_in(function.node))
+    binding = f"{name} = {_copy_of(file, target, kind)}\n"
+    edit_path, push_path = file.path_of(statement), file.path_of(index.statement_of(call))
+    target_text, push_text = file.segment(target), file.segment(call)
+
+    def apply(editor) -> None:  # noqa: ANN001
+        import libcst as cst
+
+        located = editor.locate(edit_path)
+        editor.insert_before(located, [editor.statement(binding)])
+        fx.replace_expression(editor, located, target_text, lambda node: cst.Name(name))
+        editor.replace(editor.locate(push_path), lambda node: fx.push_with_argument(editor, node, push_text, name))
+
+    return fx.Plan("safe", "", [apply])
+
+
+def _block_of(index, statement: ast.stmt) -> list[ast.stmt]:  # noqa: ANN001
+    parent = index.parents.get(id(statement))
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is statement for s in block):
+            return block
+    return [statement]
+
+
+def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target: ast.AST, kind: str | None) -> fx.Plan:
+    file, index = module.file, module.index
+    function = index.function_of_node(call)
+    copy = _copy_of(file, target, kind)
+    if copy is None and not (isinstance(target, (ast.Name, ast.Attribute)) and fx.dotted_text(target)):
+        return fx.no_fix("the edited context has no name to write back")
+    name = fx.fresh_name("chat_ctx", fx.names_in(function.node)) if copy is not None else file.segment(target)
+    statement = index.statement_of(call)
+    edit_text = name + file.segment(edit)[len(file.segment(target)) :]
+    # continuation lines are rendered relative to the block's indentation (LibCST adds it)
+    edit_text = fx.dedent_continuation(edit_text, edit.col_offset)
+    rest = file.lines[edit.end_lineno - 1][edit.end_col_offset :]
+    comment = _TRAILING_COMMENT.match(rest.rstrip("\r\n"))
+    if comment:  # a comment right after the edit goes with it
+        edit_text += "  " + comment.group(1)
+    lines = ([f"{name} = {copy}\n"] if copy is not None else []) + [edit_text + "\n"]
+    path, push_text = file.path_of(statement), file.segment(call)
+
+    def apply(editor) -> None:  # noqa: ANN001
+        located = editor.locate(path)
+        editor.insert_before(located, [editor.statement(line) for line in lines])
+        editor.replace(located, lambda node: fx.push_with_argument(editor, node, push_text, name))
+
+    return fx.Plan("safe", "", [apply])
