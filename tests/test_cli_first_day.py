@@ -160,22 +160,22 @@ def test_5_fix_counts_what_fixing_uncovers(project: Path) -> None:
     assert "[*] 4 fixable with --fix." in before.stderr
     fixed = run_main("--no-cache", "--fix", "agent.py")
     assert "Fixed 6 findings in 1 file (2 more than reported: fixing uncovers findings that the same run fixes)." in fixed.stderr
-    assert run_main("--no-cache", "--fix", "a.py").stderr == "Fixed 1 finding in 1 file.\n"  # no note when none
+    assert run_main("--no-cache", "--fix", "a.py").stderr == "Checked 1 file.\nFixed 1 finding in 1 file.\n"  # no note when none
 
 
 def test_6_a_single_unsafe_finding_is_not_one_more(project: Path) -> None:
     (project / "a.py").write_text(UNSAFE_ONLY)
     run = run_main("--no-cache", "a.py")
-    assert run.stderr == "Found 1 finding.\n1 fixable with --fix --unsafe-fixes.\n"
+    assert run.stderr == "Checked 1 file.\nFound 1 finding.\n1 fixable with --fix --unsafe-fixes.\n"
     (project / "b.py").write_text(BUGGY)
     both = run_main("--no-cache", ".")
-    assert both.stderr == "Found 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
+    assert both.stderr == "Checked 2 files.\nFound 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
 
 
 def test_7_unsafe_fixes_without_fix_keeps_the_hint(project: Path) -> None:
     (project / "a.py").write_text(UNSAFE_ONLY)
     run = run_main("--no-cache", "--unsafe-fixes", "a.py")
-    assert run.stderr == "Found 1 finding.\n[*] 1 fixable with --fix (unsafe fixes are enabled).\n"
+    assert run.stderr == "Checked 1 file.\nFound 1 finding.\n[*] 1 fixable with --fix (unsafe fixes are enabled).\n"
 
 
 def test_8_help_of_the_subcommands(project: Path) -> None:
