@@ -237,3 +237,32 @@ def test_commands_do_not_import_the_entry_point() -> None:
     probe = "import sys, rtlint.commands, rtlint.reporting; print('rtlint.cli' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert run.stdout.strip() == "False", run.stderr
+
+
+# -- the README's first command ----------------------------------------------------------
+
+
+def test_readme_first_command_runs_on_both_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = readme.split("```sh\n", 1)[1].split("\n", 1)[0]
+    invocations = [part.strip().split() for part in command.split("&&")[-1].split(";")]
+    assert [words[0] for words in invocations] == ["rtlint", "rtlint"] and "--diff" in invocations[1]
+    monkeypatch.chdir(REPO)
+    lint, diff = (run_main("--no-cache", *words[1:]) for words in invocations)
+    found = [(line.split(":")[0], line.split()[1]) for line in lint.stdout.splitlines()]
+    assert found == [
+        ("examples/app_agent.py", "RTL005"),
+        ("examples/app_agent.py", "RTL006"),
+        ("examples/app_agent.py", "RTL007"),
+        ("examples/realtime_agent.py", "RTL001"),
+        ("examples/realtime_agent.py", "RTL002"),
+        ("examples/realtime_agent.py", "RTL001"),
+        ("examples/realtime_agent.py", "RTL003"),
+    ]
+    assert lint.exit_code == 1 and lint.stderr.startswith("Checked 2 files.\nFound 7 findings.\n")
+    assert "--- a/examples/app_agent.py" in diff.stdout and "--- a/examples/realtime_agent.py" in diff.stdout
+    # the fixes of the application code: a fresh copy written back, the discarded copy bound
+    assert "+        fresh_ctx = self.chat_ctx.copy()\n" in diff.stdout
+    assert "+    chat_ctx = agent.chat_ctx.copy()\n" in diff.stdout
+    # RTL006's fix is unsafe (the tool then waits for the push), so --diff leaves it
+    assert diff.stderr.endswith("Found 1 finding.\n1 fixable with --fix --unsafe-fixes.\n")
