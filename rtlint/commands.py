@@ -81,7 +81,8 @@ class Plan:
 class Ran:
     reports: list[FileReport]
     exit_code: int = EXIT_CLEAN
-    checked: int = 0  # files looked at (linted, or skipped by the vocabulary pre-filter)
+    checked: int = 0  # files linted
+    skipped: int = 0  # files found by a folder walk, not linted: no vocabulary of the enabled rules
     notes: list[str] = field(default_factory=list)  # why nothing was checked somewhere
 
 
@@ -197,8 +198,11 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     for target in found.targets:
         groups.setdefault(id(target.config), (target.config, []))[1].append(target)
     for config, targets in groups.values():
-        ran.reports.extend(Runner(config, config.rule_classes, plan.options, explicit).run(targets))
-    ran.checked += len(found.targets)
+        reports = Runner(config, config.rule_classes, plan.options, explicit).run(targets)
+        skipped = sum(1 for report in reports if report.prefiltered)
+        ran.skipped += skipped
+        ran.checked += len(reports) - skipped
+        ran.reports.extend(reports)
     if inputs is not None:
         _note_inputs(inputs, found, plan.finder, plan.paths, ran.reports)
     return ran

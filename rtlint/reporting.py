@@ -65,6 +65,9 @@ def _findings(findings: list, args, out: TextIO, known_sources: dict[str, str], 
 def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: TextIO) -> None:
     options = plan.options
     findings = written.findings
+    looked_at = _looked_at(ran.checked, ran.skipped)
+    if looked_at:
+        print(looked_at, file=stderr)
     if written.fixed:
         verb = "Would fix" if options.diff else ("Suppressed" if options.add_noqa else "Fixed")
         line = f"{verb} {_plural(written.fixed, 'finding')}"
@@ -85,9 +88,23 @@ def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: Tex
     elif exit_code == EXIT_ERROR or written.fixed or options.diff:
         pass  # the errors, or the fixes, are the news
     elif ran.checked == 0:
-        print("No file checked.", file=stderr)
+        if not ran.skipped:  # otherwise the line above said why
+            print("No file checked.", file=stderr)
     else:
         print("All checks passed.", file=stderr)
+
+
+def _looked_at(checked: int, skipped: int) -> str | None:
+    """What the verdict below stands for: the files linted, and those the vocabulary
+    pre-filter left unparsed, so that "All checks passed" never covers the latter."""
+    holds = "holds" if skipped == 1 else "hold"
+    if checked and skipped:
+        return f"Checked {_plural(checked, 'file')}; {skipped} more {holds} no realtime vocabulary."
+    if checked:
+        return f"Checked {_plural(checked, 'file')}."
+    if skipped:
+        return f"No file checked: {_plural(skipped, 'file')} {holds} no realtime vocabulary."
+    return None
 
 
 def _hints(findings: list, options) -> list[str]:

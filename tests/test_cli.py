@@ -46,9 +46,40 @@ def test_check_is_the_default_command_and_dot_the_default_path(project: Path) ->
 
 def test_clean_run_exits_zero(project: Path) -> None:
     (project / "a.py").write_text(TOKENLESS)
+    run = run_main("--no-cache", "a.py")  # named: checked although it holds no vocabulary
+    assert (run.exit_code, run.stdout, run.stderr) == (0, "", "Checked 1 file.\nAll checks passed.\n")
+
+
+# the push of BUGGY with its snapshot taken under the push lock: vocabulary, and no finding
+LOCKED = BUGGY.replace(
+    "        ctx = self._rt_session.chat_ctx.copy()\n        ctx.add_message(role=\"user\", content=text)\n        await",
+    "        async with self._rt_chat_ctx_lock:\n            ctx = self._rt_session.chat_ctx.copy()\n"
+    "            ctx.add_message(role=\"user\", content=text)\n            await",
+)
+
+
+def test_a_walk_says_which_files_hold_no_vocabulary(project: Path) -> None:
+    # two files the rules have words for (one clean, one buggy) and three they have none for
+    (project / "a.py").write_text(BUGGY)
+    (project / "clean.py").write_text(LOCKED)
+    for name in ("b.py", "c.py", "d.py"):
+        (project / name).write_text(TOKENLESS)
     run = run_main("--no-cache", ".")
-    assert (run.exit_code, run.stdout) == (0, "")
-    assert "All checks passed." in run.stderr
+    assert run.stderr.splitlines()[:2] == ["Checked 2 files; 3 more hold no realtime vocabulary.", "Found 1 finding."]
+    (project / "a.py").write_text(TOKENLESS)
+    run = run_main("--no-cache", ".")
+    assert (run.exit_code, run.stderr) == (0, "Checked 1 file; 4 more hold no realtime vocabulary.\nAll checks passed.\n")
+    (project / "clean.py").unlink()
+    run = run_main("--no-cache", ".")
+    # nothing was checked, so nothing passed
+    assert (run.exit_code, run.stderr) == (0, "No file checked: 4 files hold no realtime vocabulary.\n")
+    for name in ("b.py", "c.py", "d.py"):
+        (project / name).unlink()
+    assert run_main("--no-cache", ".").stderr == "No file checked: 1 file holds no realtime vocabulary.\n"
+    # a file named on the command line is always checked, whatever its bytes
+    assert run_main("--no-cache", "a.py").stderr == "Checked 1 file.\nAll checks passed.\n"
+    assert run_main("--no-cache", "--quiet", ".").stderr == ""
+    assert run_main("--no-cache", "--format", "json", ".").stderr == ""
 
 
 def test_exit_zero(project: Path) -> None:

@@ -160,22 +160,22 @@ def test_5_fix_counts_what_fixing_uncovers(project: Path) -> None:
     assert "[*] 4 fixable with --fix." in before.stderr
     fixed = run_main("--no-cache", "--fix", "agent.py")
     assert "Fixed 6 findings in 1 file (2 more than reported: fixing uncovers findings that the same run fixes)." in fixed.stderr
-    assert run_main("--no-cache", "--fix", "a.py").stderr == "Fixed 1 finding in 1 file.\n"  # no note when none
+    assert run_main("--no-cache", "--fix", "a.py").stderr == "Checked 1 file.\nFixed 1 finding in 1 file.\n"  # no note when none
 
 
 def test_6_a_single_unsafe_finding_is_not_one_more(project: Path) -> None:
     (project / "a.py").write_text(UNSAFE_ONLY)
     run = run_main("--no-cache", "a.py")
-    assert run.stderr == "Found 1 finding.\n1 fixable with --fix --unsafe-fixes.\n"
+    assert run.stderr == "Checked 1 file.\nFound 1 finding.\n1 fixable with --fix --unsafe-fixes.\n"
     (project / "b.py").write_text(BUGGY)
     both = run_main("--no-cache", ".")
-    assert both.stderr == "Found 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
+    assert both.stderr == "Checked 2 files.\nFound 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
 
 
 def test_7_unsafe_fixes_without_fix_keeps_the_hint(project: Path) -> None:
     (project / "a.py").write_text(UNSAFE_ONLY)
     run = run_main("--no-cache", "--unsafe-fixes", "a.py")
-    assert run.stderr == "Found 1 finding.\n[*] 1 fixable with --fix (unsafe fixes are enabled).\n"
+    assert run.stderr == "Checked 1 file.\nFound 1 finding.\n[*] 1 fixable with --fix (unsafe fixes are enabled).\n"
 
 
 def test_8_help_of_the_subcommands(project: Path) -> None:
@@ -237,3 +237,32 @@ def test_commands_do_not_import_the_entry_point() -> None:
     probe = "import sys, rtlint.commands, rtlint.reporting; print('rtlint.cli' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert run.stdout.strip() == "False", run.stderr
+
+
+# -- the README's first command ----------------------------------------------------------
+
+
+def test_readme_first_command_runs_on_both_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = readme.split("```sh\n", 1)[1].split("\n", 1)[0]
+    invocations = [part.strip().split() for part in command.split("&&")[-1].split(";")]
+    assert [words[0] for words in invocations] == ["rtlint", "rtlint"] and "--diff" in invocations[1]
+    monkeypatch.chdir(REPO)
+    lint, diff = (run_main("--no-cache", *words[1:]) for words in invocations)
+    found = [(line.split(":")[0], line.split()[1]) for line in lint.stdout.splitlines()]
+    assert found == [
+        ("examples/app_agent.py", "RTL005"),
+        ("examples/app_agent.py", "RTL006"),
+        ("examples/app_agent.py", "RTL007"),
+        ("examples/realtime_agent.py", "RTL001"),
+        ("examples/realtime_agent.py", "RTL002"),
+        ("examples/realtime_agent.py", "RTL001"),
+        ("examples/realtime_agent.py", "RTL003"),
+    ]
+    assert lint.exit_code == 1 and lint.stderr.startswith("Checked 2 files.\nFound 7 findings.\n")
+    assert "--- a/examples/app_agent.py" in diff.stdout and "--- a/examples/realtime_agent.py" in diff.stdout
+    # the fixes of the application code: a fresh copy written back, the discarded copy bound
+    assert "+        fresh_ctx = self.chat_ctx.copy()\n" in diff.stdout
+    assert "+    chat_ctx = agent.chat_ctx.copy()\n" in diff.stdout
+    # RTL006's fix is unsafe (the tool then waits for the push), so --diff leaves it
+    assert diff.stderr.endswith("Found 1 finding.\n1 fixable with --fix --unsafe-fixes.\n")
