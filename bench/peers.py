@@ -139,7 +139,7 @@ def fix_check():
     """`rtlint --fix` on the 1.8.8 tree: it fixed the file and reports what remains."""
 
     def check(stdout: str, stderr: str) -> None:
-        if not re.search(r"^Fixed \d+ findings? in 1 file\.", stderr, re.M):
+        if not re.search(r"^Fixed \d+ findings? in 1 file\b", stderr, re.M):
             raise AssertionError(f"rtlint --fix fixed nothing: {stderr[-500:]}")
 
     return check

@@ -64,14 +64,15 @@ def run(
     function: Callable[[Any], Any],
     items: Sequence[Any],
     workers: int,
-    chunk: int,
+    tasks: Sequence[Sequence[int]],
     lost: Callable[[Any, str], Any],
 ) -> list[Any]:
-    """[function(item) for item in items] in `workers` processes; an item whose worker
-    died, or whose call raised, gets lost(item, why) instead."""
+    """[function(item) for item in items] in `workers` processes, the items given out in
+    `tasks` (lists of indices, each index once), first to last; an item whose worker died,
+    or whose call raised, gets lost(item, why) instead."""
     context = _context()
     results: list[Any] = [None] * len(items)
-    pending = deque(list(range(start, min(start + chunk, len(items)))) for start in range(0, len(items), chunk))
+    pending = deque(list(task) for task in tasks if task)
     busy: dict[Any, _Worker] = {}
 
     def give(worker: _Worker) -> bool:
@@ -140,6 +141,27 @@ def run(
             except OSError:
                 pass
     return results
+
+
+def tasks_by_cost(costs: Sequence[int], workers: int, per_worker: int = 8) -> list[list[int]]:
+    """The indices of `costs` in tasks, the costliest first (longest processing time first:
+    the slowest item starts at once and overlaps the rest), each task costing about
+    1/(workers * per_worker) of the total so the last tasks are short and the workers end
+    together; an item costlier than that is a task alone."""
+    order = sorted(range(len(costs)), key=lambda index: -costs[index])
+    budget = max(1, sum(costs) // max(1, workers * per_worker))
+    tasks: list[list[int]] = []
+    current: list[int] = []
+    spent = 0
+    for index in order:
+        if current and spent + costs[index] > budget:
+            tasks.append(current)
+            current, spent = [], 0
+        current.append(index)
+        spent += costs[index]
+    if current:
+        tasks.append(current)
+    return tasks
 
 
 def _dead(worker: _Worker, busy: dict, results: list, items: Sequence[Any], lost, pending: deque) -> None:

@@ -242,8 +242,15 @@ class Runner:
             return [self.process(job) for job in jobs]
         from rtlint import pool  # only when a pool starts: multiprocessing costs ~15 ms
 
-        chunk = max(1, len(jobs) // (workers * 4))
-        return pool.run(self.process, jobs, min(workers, len(jobs)), chunk, _lost)
+        workers = min(workers, len(jobs))
+        tasks = pool.tasks_by_cost([_cost(job) for job in jobs], workers)
+        return pool.run(self.process, jobs, workers, tasks, _lost)
+
+
+def _cost(job: _Job) -> int:
+    """A guess at how long a job takes, to start the slowest first: linting grows with the
+    file's size."""
+    return len(job.raw)
 
 
 def _lost(job: _Job, why: str) -> FileReport:
