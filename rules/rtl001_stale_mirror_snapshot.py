@@ -58,14 +58,16 @@ class StaleMirrorSnapshot(Rule):
 
     ## Fix
     Wraps the statements from the snapshot through the push (the `try`/`except` around the
-    push included; the whole loop when the push comes on a later pass) in
+    push included; the whole loop when the push comes on a later pass, or when only some
+    passes take the snapshot they all push) in
     `async with self.<push lock>:`, using the class's lock, or adding
     `self._rt_chat_ctx_lock = asyncio.Lock()` to `__init__` (and `import asyncio`).
 
     ## Fix safety
     Not fixed when the region would take the lock again: it awaits a method of the class that
     takes it (or will, once every push of the class is locked), or a task of one, or a
-    method that holds the lock calls this one (asyncio locks are not re-entrant).
+    method that holds the lock calls this one (asyncio locks are not re-entrant), or when
+    no block of statements holds the snapshot and the push on every path between them.
     Unsafe (only with `--unsafe-fixes`) when the region yields while holding the lock, when
     the class has no `__init__` (the lock becomes a class attribute shared by every
     instance), when its `__slots__` cannot be extended, or when there is no class (a
