@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Iterator
 
 from rtlint.context import FileContext
@@ -10,10 +11,13 @@ from rtlint.findings import Finding
 from rtlint.rule import Invalid, Rule
 
 from . import _lockfix
-from ._analysis.cfg import graph
-from ._analysis.index import Function, dotted
+from ._analysis.cfg import Graph, Point, graph
+from ._analysis.index import Function, dotted, walk_function
 from ._analysis.paths import StatementPath, block_run, region
 from ._realtime import OPTIONS, Module, StaleSnapshot, analyse, push_lock, required_tokens, stale_snapshots
+
+
+_NO_REGION = "no block of statements holds the snapshot and the push on every path between them"
 
 
 class StaleMirrorSnapshot(Rule):
@@ -54,14 +58,16 @@ class StaleMirrorSnapshot(Rule):
 
     ## Fix
     Wraps the statements from the snapshot through the push (the `try`/`except` around the
-    push included; the whole loop when the push comes on a later pass) in
+    push included; the whole loop when the push comes on a later pass, or when only some
+    passes take the snapshot they all push) in
     `async with self.<push lock>:`, using the class's lock, or adding
     `self._rt_chat_ctx_lock = asyncio.Lock()` to `__init__` (and `import asyncio`).
 
     ## Fix safety
     Not fixed when the region would take the lock again: it awaits a method of the class that
     takes it (or will, once every push of the class is locked), or a task of one, or a
-    method that holds the lock calls this one (asyncio locks are not re-entrant).
+    method that holds the lock calls this one (asyncio locks are not re-entrant), or when
+    no block of statements holds the snapshot and the push on every path between them.
     Unsafe (only with `--unsafe-fixes`) when the region yields while holding the lock, when
     the class has no `__init__` (the lock becomes a class attribute shared by every
     instance), when its `__slots__` cannot be extended, or when there is no class (a
@@ -129,37 +135,54 @@ class A:
         module = analyse(file)
         for stale in stale_snapshots(module):
             function = stale.snapshot.function
-            first, last = _region(module, stale)
+            first, last, held = _region(module, stale)
             plan = _lockfix.plan(module, function, first, last)
+            if not held:  # a lock around no block would stay held from the snapshot to the push
+                plan = dataclasses.replace(plan, applicability=None, reason=_NO_REGION)
             yield self.report(
                 file, stale.snapshot.node, _message(stale, function, module, plan.lock_expression, plan.applicability),
                 plan=plan, symbol=function.qualname,
             )
 
 
-def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, StatementPath]:
-    """The statements from the snapshot through the last push it reaches; the loop holding
-    both when a push is reached only on a later pass (a lock around the statements alone
-    would be released and taken again on the way)."""
+def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, StatementPath, bool]:
+    """The statements from the snapshot through the last push it reaches, widened to the
+    loops around them until no path from the snapshot to a push leaves them (a lock around
+    the statements alone would be released and taken again on the way: a push on a later
+    pass, or a snapshot only some passes take); False when no block does."""
     snapshot = stale.snapshot
     last_push = max(stale.pushes, key=lambda p: (p.stmt.lineno, p.stmt.col_offset))
     first, last = region(module.path(snapshot.stmt), module.path(last_push.stmt))
     statements = block_run(module.file.tree, first, last)
     g = graph(module.file, snapshot.function.node)
-    if all(g.reaches_within(snapshot.node, p.call, statements) for p in stale.pushes):
-        return first, last
-    loop = _loop_holding(module, snapshot.stmt, [p.stmt for p in stale.pushes])
-    return (module.path(loop), module.path(loop)) if loop is not None else (first, last)
+    while not _held_throughout(g, snapshot.node, [p.call for p in stale.pushes], statements):
+        loop = _loop_around(module, statements[0])
+        if loop is None:
+            return first, last, False
+        first = last = module.path(loop)
+        statements = [loop]
+    return first, last, True
 
 
-def _loop_holding(module: Module, stmt: ast.stmt, others: list[ast.stmt]) -> ast.stmt | None:
-    """The innermost loop of the function that holds `stmt` and every one of `others`."""
+def _held_throughout(g: Graph, snapshot: ast.AST, pushes: list[ast.AST], statements: list[ast.stmt]) -> bool:
+    """Whether every push runs after the snapshot inside `statements`, on no path that
+    leaves them before the push (without taking the snapshot again)."""
+    inside = {id(n) for s in statements for n in walk_function(s) if isinstance(n, ast.stmt)}
+
+    def outside(point: Point) -> bool:
+        owner = g.owner[point.unit]
+        return owner is None or id(owner) not in inside
+
+    return all(g.reaches_within(snapshot, push, statements) and not g.may_run_between(snapshot, push, outside) for push in pushes)
+
+
+def _loop_around(module: Module, stmt: ast.stmt) -> ast.stmt | None:
+    """The innermost loop of the function around `stmt`."""
     for ancestor in module.ancestors(stmt):
         if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
-            if all(ancestor in module.ancestors(other) for other in others):
-                return ancestor
+            return ancestor
     return None
 
 

@@ -244,6 +244,33 @@ def test_try_except_else_finally() -> None:
     assert g.precedes(ret, d)  # (and on to `e` only through the handler: evaluating `a` may raise)
 
 
+def test_a_finally_copy_of_the_snapshot_runs_it_again() -> None:
+    # the abrupt copy of the `finally` may go on to the next pass (a `continue` would), but
+    # every path from there to the push runs the snapshot again, in one copy or the other
+    file = load(
+        """
+        async def f(s, notes):
+            for note in notes:
+                async with s.lock:
+                    try:
+                        await s.prepare(note)
+                    except Exception:
+                        return
+                    finally:
+                        ctx = s.chat_ctx.copy()
+                    await s.update_chat_ctx(ctx)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    snapshot, push = calls(file.tree, "copy")[0], calls(file.tree, "update_chat_ctx")[0]
+    assert len(g.copies(snapshot)) == 2
+    assert g.may_run_between(snapshot, push, is_await) == []
+    # up to the next pass's `prepare`, the lock is left and taken again (and the push awaited)
+    prepare = calls(file.tree, "prepare")[0]
+    kinds = sorted(p.kind for p in g.may_run_between(snapshot, prepare, is_await))
+    assert kinds == ["async-with-enter", "async-with-exit", "node"]
+
+
 def test_async_for_and_async_with_are_await_points() -> None:
     file = load(
         """

@@ -336,9 +336,11 @@ class Graph:
         or `b` themselves are not between."""
         inside = {id(n) for n in (*walk_function(a), *walk_function(b))}
         candidates: list[Point] = []
-        for pa in self.copies(a):
+        copies_of_a = self.copies(a)
+        again = frozenset(p.unit for p in copies_of_a)  # a `finally`'s other copy runs `a` again
+        for pa in copies_of_a:
             for pb in self.copies(b):
-                candidates += self._between(pa, pb)
+                candidates += self._between(pa, pb, again)
         found: dict[tuple[int, str], Point] = {}  # a `finally` has two copies of its points
         for point in candidates:
             key = (id(point.node), point.kind)
@@ -346,15 +348,15 @@ class Graph:
                 found[key] = point
         return sorted(found.values(), key=_source_order)
 
-    def _between(self, pa: Point, pb: Point) -> list[Point]:
+    def _between(self, pa: Point, pb: Point, again: frozenset[int]) -> list[Point]:
         candidates: list[Point] = []
         if pa.unit == pb.unit and pa.order < pb.order:
             candidates += [p for p in self.points[pa.unit] if pa.order < p.order < pb.order]
-        onward = _reach(pa.unit, self.successors, avoid=pa.unit)
+        onward = _reach(pa.unit, self.successors, avoid=again)
         if pb.unit in onward and pb.unit != pa.unit:
             candidates += [p for p in self.points[pa.unit] if p.order > pa.order]
             candidates += [p for p in self.points[pb.unit] if p.order < pb.order]
-            middle = onward & _reach(pb.unit, self._predecessor_sets(), avoid=pa.unit)
+            middle = onward & _reach(pb.unit, self._predecessor_sets(), avoid=again)
             for unit in sorted(middle):
                 candidates += self.points[unit]
         return candidates
@@ -429,13 +431,13 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
     return [c for c in ast.iter_child_nodes(node) if not isinstance(c, _NOT_EVALUATED)]
 
 
-def _reach(start: int, edges: list[set[int]], avoid: int | None = None) -> frozenset[int]:
-    """Units reachable from `start` by one edge or more, not going on from `avoid`."""
+def _reach(start: int, edges: list[set[int]], avoid: frozenset[int] = frozenset()) -> frozenset[int]:
+    """Units reachable from `start` by one edge or more, not going on from those in `avoid`."""
     seen: set[int] = set()
     stack = list(edges[start])
     while stack:
         unit = stack.pop()
-        if unit not in seen and unit != avoid:
+        if unit not in seen and unit not in avoid:
             seen.add(unit)
             stack.extend(edges[unit])
     return frozenset(seen)
