@@ -37,16 +37,7 @@ class Cache:
 
     def _folder(self, key: str, create: bool) -> int | None:
         """A descriptor of the entry's folder, <cache>/<configuration>/<key[:2]>."""
-        opened = secret.open_folder(str(self.folder), create)
-        if opened is None:
-            return None
-        top, created = opened
-        try:
-            if created:
-                secret.mark_created(top)
-            middle = secret.open_subfolder(top, self.digest, create)
-        finally:
-            os.close(top)
+        middle = secret.open_in_cache(str(self.folder), self.digest, create)
         if middle is None:
             return None
         try:

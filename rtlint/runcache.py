@@ -142,16 +142,7 @@ class Run:
         self.path = os.path.join(folder, "runs", digest)
 
     def _runs(self, create: bool) -> int | None:
-        opened = secret.open_folder(self.folder, create)
-        if opened is None:
-            return None
-        top, created = opened
-        try:
-            if created:
-                secret.mark_created(top)
-            return secret.open_subfolder(top, "runs", create)
-        finally:
-            os.close(top)
+        return secret.open_in_cache(self.folder, "runs", create)
 
     # -- replay --------------------------------------------------------------------------
     def replay(self) -> tuple[str, str, int] | None:

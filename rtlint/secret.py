@@ -144,6 +144,21 @@ def open_subfolder(parent: int, name: str, create: bool) -> int | None:
         return None
 
 
+def open_in_cache(cache: str, name: str, create: bool) -> int | None:
+    """A descriptor of folder `name` at the top of the cache folder `cache` (created, and the
+    cache marked as rtlint's own, when `create`), or None when it cannot be had safely."""
+    opened = open_folder(cache, create)
+    if opened is None:
+        return None
+    top, created = opened
+    try:
+        if created:
+            mark_created(top)
+        return open_subfolder(top, name, create)
+    finally:
+        os.close(top)
+
+
 def read_bounded(folder: int, name: str, limit: int) -> bytes | None:
     """The content of regular file `name` in `folder`, if it is at most `limit` bytes; never
     through a symlink, and never blocking on a FIFO or a device."""
