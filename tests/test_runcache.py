@@ -71,6 +71,21 @@ def test_replay_is_identical(project: Path, processed: list[str]) -> None:
     assert "RTL001" in out
 
 
+def test_cache_dir_with_missing_parents_replays(project: Path, processed: list[str]) -> None:
+    # a --cache-dir whose parent folders do not exist yet is created, like ruff's; it once
+    # made every run go uncached, silently (the benchmark's warm runs never replayed)
+    cache = project.parent / "caches" / "deeper" / "warm"
+    age(project)
+    first = run_main("pkg", "--cache-dir", str(cache))
+    age(project)
+    first = run_main("pkg", "--cache-dir", str(cache))
+    processed.clear()
+    second = run_main("pkg", "--cache-dir", str(cache))
+    assert processed == [], "the warm run linted files instead of replaying"
+    assert (second.stdout, second.exit_code) == (first.stdout, first.exit_code)
+    assert (cache / "runs").is_dir()
+
+
 def test_content_change_same_size_is_seen(project: Path, processed: list[str]) -> None:
     warm(project, processed)
     target = project / "pkg" / "a.py"
