@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
-import libcst.matchers as m
 
 from rtlint.cstedit import CannotFix, Located
 
@@ -47,7 +46,25 @@ def _same_lock(node: Any, plan: LockPlan, editor: Editor) -> bool:
     if item.asname is None:
         return True
     name = item.asname.name
-    return isinstance(name, cst.Name) and not m.findall(node.body, m.Name(value=name.value))
+    return isinstance(name, cst.Name) and not _mentions(node.body, name.value)
+
+
+class _NameFinder(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.found = name, False
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        self.found = self.found or node.value == self.name
+        return False
+
+
+def _mentions(node: Any, name: str) -> bool:
+    """Whether `name` is used anywhere in `node`. (A visitor, not libcst.matchers: importing
+    the matchers costs a fix ~0.35 s.)"""
+    finder = _NameFinder(name)
+    node.visit(finder)
+    return finder.found
 
 
 def _create_at_class(plan: LockPlan, editor: Editor) -> None:
