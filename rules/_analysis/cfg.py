@@ -27,6 +27,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from rtlint.astnodes import children
+
 from .index import FunctionNode, walk_function
 from .paths import exclusive
 
@@ -428,7 +430,7 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
         return [node.value, node.target]
     if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
         return [*node.generators, *[x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]]
-    return [c for c in ast.iter_child_nodes(node) if not isinstance(c, _NOT_EVALUATED)]
+    return [c for c in children(node) if not isinstance(c, _NOT_EVALUATED)]
 
 
 def _reach(start: int, edges: list[set[int]], avoid: frozenset[int] = frozenset()) -> frozenset[int]:

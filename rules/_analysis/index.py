@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Union
 
+from rtlint.astnodes import children
+
 from .paths import StatementPath, statement_at
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 AnyFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+_OPAQUE = (*FunctionNode, ast.ClassDef, ast.Lambda)  # bodies that are not the function's own
 
 
 @dataclass(eq=False)
@@ -73,27 +76,38 @@ def final_name(node: ast.AST | None) -> str | None:
     return None
 
 
-def walk_function(node: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function body (or of any node), not entering nested functions, classes or lambdas."""
-    stack = list(ast.iter_child_nodes(node)) if isinstance(node, FunctionNode) else [node]
+def walk_function(node: ast.AST) -> list[ast.AST]:
+    """Nodes of a function body (or of any node), not entering nested functions, classes or
+    lambdas, in pre-order. Kept on the node: rules ask for the same body many times (the
+    list lives as long as the tree, which no rule changes)."""
+    cached = node.__dict__.get("_rtlint_body")
+    if cached is None:
+        cached = node._rtlint_body = _walk_function(node)  # type: ignore[attr-defined]
+    return cached
+
+
+def _walk_function(node: ast.AST) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    stack = children(node) if isinstance(node, FunctionNode) else [node]
     stack.reverse()
     while stack:
         current = stack.pop()
-        yield current
-        if isinstance(current, (*FunctionNode, ast.ClassDef, ast.Lambda)):
+        found.append(current)
+        if isinstance(current, _OPAQUE):
             continue
-        children = list(ast.iter_child_nodes(current))
-        children.reverse()
-        stack.extend(children)
+        below = children(current)
+        below.reverse()
+        stack.extend(below)
+    return found
 
 
 def subtree(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and everything below it (iterative, like ast.walk)."""
+    """`node` and everything below it (iterative, like ast.walk; no `ctx` nodes)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(children(current))
 
 
 def self_parameter(function: AnyFunction) -> str | None:
@@ -126,8 +140,8 @@ class Index:
     def _build(self, tree: ast.Module) -> None:
         # (node, owner id, qualname prefix, class whose body this is, enclosing Function,
         #  innermost class, the method (function directly in a class) this is in)
-        stack: list[tuple] = [(c, id(tree), "", None, None, None, None) for c in reversed(list(ast.iter_child_nodes(tree)))]
-        for child in ast.iter_child_nodes(tree):
+        stack: list[tuple] = [(c, id(tree), "", None, None, None, None) for c in reversed(children(tree))]
+        for child in children(tree):
             self.parents[id(child)] = tree
         owned, class_nodes, method_nodes, parents = self.owned, self.class_nodes, self.method_nodes, self.parents
         assignments, push, pop = self.assignments, stack.append, stack.pop
@@ -157,10 +171,10 @@ class Index:
             elif isinstance(node, ast.Lambda):
                 owned[id(node)] = []
                 owner = id(node)
-            children = list(ast.iter_child_nodes(node))
-            for child in children:
+            below = children(node)
+            for child in below:
                 parents[id(child)] = node
-            for child in reversed(children):
+            for child in reversed(below):
                 push((child, owner, prefix, child_body_of, outer, cls, method))
 
     def _function(self, node: AnyFunction, prefix: str, body_of: ClassInfo | None, outer: Function | None) -> Function:

@@ -19,6 +19,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from rtlint.astnodes import children
+
 from .cfg import graph
 from .index import FunctionNode, Index, dotted, final_name, index, walk_function
 from .values import ValueFlow
@@ -100,17 +102,17 @@ def early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
 
 def _exit_children(node: ast.AST, depth: int, at_end: bool) -> list[tuple[ast.AST, int, bool]]:
     if isinstance(node, _TRY):
-        children = [(s, depth, at_end) for s in node.body]
+        found = [(s, depth, at_end) for s in node.body]
         for handler in node.handlers:
             types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
             stops = bool({final_name(t) for t in types} & _STOPS)
-            children += [(s, depth, at_end or stops) for s in handler.body]
-        return children + [(s, depth, at_end) for s in [*node.orelse, *node.finalbody]]
+            found += [(s, depth, at_end or stops) for s in handler.body]
+        return found + [(s, depth, at_end) for s in [*node.orelse, *node.finalbody]]
     if isinstance(node, ast.Match):
         return [(s, depth, at_end) for case in node.cases for s in case.body]
     if isinstance(node, Loop):  # a break in the loop's else clause belongs to the outer loop
         return [(s, depth + 1, at_end) for s in node.body] + [(s, depth, at_end) for s in node.orelse]
-    return [(c, depth, at_end) for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+    return [(c, depth, at_end) for c in children(node) if isinstance(c, ast.stmt)]
 
 
 def stream_pull(loop: ast.While) -> tuple[ast.stmt, str, str | None] | None:
