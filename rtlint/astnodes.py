@@ -15,28 +15,35 @@ from typing import Iterator
 
 # fields that never hold a node (identifiers, numbers, flags, comments) and `ctx`
 _NEVER_NODES = frozenset({"ctx", "id", "attr", "arg", "kind", "type_comment", "level", "module", "is_async", "conversion", "simple"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_CONSTANTS = (ast.Constant, getattr(ast, "MatchSingleton", ast.Constant))  # `value` is a Python value
 
 
-def _fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NEVER_NODES)
-    return fields
+def _node_fields(kind: type) -> tuple[str, ...]:
+    if issubclass(kind, _CONSTANTS):
+        return ()
+    return tuple(f for f in kind._fields if f not in _NEVER_NODES)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: _node_fields(kind) for kind in vars(ast).values() if isinstance(kind, type) and issubclass(kind, ast.AST)
+}
 
 
 def children(node: ast.AST) -> list[ast.AST]:
     """The child nodes of `node` in `ast.iter_child_nodes` order, without `ctx`."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = _node_fields(kind)
     found: list[ast.AST] = []
-    append = found.append
-    for name in _FIELDS.get(type(node)) or _fields(type(node)):
+    for name in fields:
         value = getattr(node, name, None)
-        if isinstance(value, list):
+        if value.__class__ is list:
             for item in value:
                 if isinstance(item, ast.AST):
-                    append(item)
+                    found.append(item)
         elif isinstance(value, ast.AST):
-            append(value)
+            found.append(value)
     return found
 
 

@@ -20,6 +20,12 @@ T = TypeVar("T")
 StatementPath = tuple[tuple[Any, ...], ...]
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
+# the nodes that hold statements (the Module, compound statements)
+_WITH_BLOCKS = frozenset(
+    k for k in vars(ast).values()
+    if isinstance(k, type) and issubclass(k, (ast.stmt, ast.mod))
+    and {"body", "orelse", "finalbody", "handlers", "cases"} & set(k._fields)
+)
 
 
 def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, StatementPath]]:
@@ -28,6 +34,8 @@ def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, Statement
     stack: list[tuple[ast.AST, StatementPath]] = [(tree, ())]
     while stack:
         node, path = stack.pop()
+        if type(node) not in _WITH_BLOCKS:
+            continue  # most statements hold none (checked by type: this runs on every one)
         children: list[tuple[ast.stmt, StatementPath]] = []
         for field in _BLOCK_FIELDS:
             for index, child in enumerate(getattr(node, field, None) or ()):

@@ -28,8 +28,14 @@ class UnreadableSource(Exception):
     """The file cannot be turned into text; the message says why."""
 
 
+# str.splitlines also ends lines at these, the tokenizer does not
+_OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def split_lines(text: str) -> list[str]:
     """Lines with their endings, split the way the Python tokenizer splits them."""
+    if not any(c in text for c in _OTHER_BREAKS):
+        return text.splitlines(keepends=True)  # the same lines, ~30x faster
     lines: list[str] = []
     start = 0
     for match in _LINE_END.finditer(text):

@@ -16,7 +16,6 @@ from collections import deque
 from typing import Iterable
 
 from rtlint.astnodes import children
-
 from rtlint.source import split_lines
 
 # flake8's own pattern (flake8.defaults.NOQA_INLINE_REGEXP)

@@ -16,6 +16,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from rtlint.astnodes import walk
 from rtlint.settings import Option
 
 from ._analysis.cfg import Graph, Point, graph, is_await
@@ -380,7 +381,7 @@ def awaits_between(g: Graph, start: Point | None, end: Point, call: ast.AST) -> 
             for unit in sorted(middle):
                 if unit != end.unit or again:
                     found += g.points[unit]
-    inside = {id(n) for n in ast.walk(call)}
+    inside = {id(n) for n in walk(call)}
     unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
     return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
 

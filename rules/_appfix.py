@@ -9,6 +9,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from rtlint.astnodes import walk
+
 if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
     from rtlint.cstedit import Editor, Located
 
@@ -147,7 +149,7 @@ def fresh_name(base: str, taken: set[str]) -> str:
 def names_in(node: ast.AST) -> set[str]:
     """Every identifier a function binds or reads (parameters included)."""
     found: set[str] = set()
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Name):
             found.add(child.id)
         elif isinstance(child, ast.arg):

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
+from rtlint.astnodes import walk
 from rtlint.context import FileContext, StatementPath
 from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
@@ -15,8 +16,8 @@ from ._analysis.blocks import ahead_in_block, calls_after, conditions_between, f
 from ._analysis.index import dotted, index
 from ._analysis.loops import assignments_reaching, runs_before, runs_between
 from ._analysis.paths import region, statement_at
-from ._realtime.contexts import Item, commit_call, pushed_contexts, pushed_items
 from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
+from ._realtime.contexts import Item, commit_call, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
     from rtlint.cstedit import Editor
@@ -136,7 +137,7 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
     push, commit, items = late.push, late.commit, late.items
     push_path, commit_path = file.path_of(push.stmt), file.path_of(commit)
     start = len(region(push_path, commit_path)[0]) - 1  # the statement holding the push in the shared block
-    used = {n.id for n in ast.walk(commit) if isinstance(n, ast.Name)} & late.rebound
+    used = {n.id for n in walk(commit) if isinstance(n, ast.Name)} & late.rebound
     if used:
         return OrderingPlan(None, f"the commit uses {', '.join(sorted(used))}, computed after the push")
     unsafe = []

@@ -6,20 +6,29 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
 
+from rtlint.astnodes import walk
 from rtlint.context import FileContext, StatementPath
 from rtlint.findings import Applicability, Finding
 from rtlint.rule import Invalid, Option, Rule
 
-from ._analysis.flags import (
-    Flag, attribute_path, attribute_read, empty_list_target, flag_in_guard, flags_from, fresh, marked_before,
-    names_in, parent_in,
-)
 from ._analysis.blocks import body_start, statement_holding
+from ._analysis.flags import (
+    Flag,
+    attribute_path,
+    attribute_read,
+    empty_list_target,
+    flag_in_guard,
+    flags_from,
+    fresh,
+    marked_before,
+    names_in,
+    parent_in,
+)
 from ._analysis.index import Function, index
 from ._analysis.loops import early_exits, filling_loops, runs_before
-from ._realtime.contexts import pushed_source
 from ._edits import or_into, squash
 from ._realtime import OPTIONS, Push, analyse, required_tokens
+from ._realtime.contexts import pushed_source
 
 if TYPE_CHECKING:
     from rtlint.cstedit import Editor
@@ -91,7 +100,7 @@ def _loops_filling(file: FileContext, function: ast.AST, name: str) -> list[_Loo
 
 def _already_tracked(file: FileContext, guard: ast.If, loops: list[_Loop]) -> bool:
     """Whether the guard uses a variable that is set right before every early exit."""
-    in_guard = {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name)}
+    in_guard = {n.id for n in walk(guard.test) if isinstance(n, ast.Name)}
     exits = [(loop.function, e) for loop in loops for e in loop.exits]
     return any(all(marked_before(file, f, e, name) for f, e in exits) for name in in_guard)
 
@@ -165,7 +174,7 @@ def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> Abando
         skipped = [(file.path_of(stmt), expression) for stmt in flag.sets] if expression else []
     drop_before, pushed = _drop_target(file, found) if ids else (None, None)
     widen = flag.node if flag.name is None else next(
-        n for n in ast.walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name
+        n for n in walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name
     )
     parent = parent_in(guard.test, widen)
     return AbandonPlan(

@@ -6,6 +6,7 @@ import ast
 import re
 from typing import Iterator
 
+from rtlint.astnodes import walk
 from rtlint.findings import Finding
 from rtlint.rule import Invalid, Rule
 
@@ -212,7 +213,7 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
     block = _block_of(index, statement)
     write_back = None
     for later in block[block.index(statement) + 1 :]:
-        for node in ast.walk(later):
+        for node in walk(later):
             push = module.vocabulary.push_call(node)
             if push is not None and push[1] is not None and file.segment(push[0]) == owner:
                 write_back = (node, push[1])

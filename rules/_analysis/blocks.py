@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from rtlint.astnodes import walk
+
 from .index import FunctionNode, final_name, index
 from .paths import StatementPath, region, statement_at
 
@@ -59,7 +61,7 @@ def _loop_inside(file: FileContext, stmt: ast.stmt, region: ast.stmt | None) -> 
     """Whether the loop that a break/continue belongs to lies inside the region (a retry)."""
     for ancestor in index(file).ancestors(stmt):
         if isinstance(ancestor, _LOOPS):
-            return region is not None and any(n is ancestor for n in ast.walk(region))
+            return region is not None and any(n is ancestor for n in walk(region))
         if isinstance(ancestor, FunctionNode):
             return False
     return False
@@ -139,7 +141,7 @@ def calls_after(file: FileContext, stmt: ast.stmt, functions: set[str], names: s
         call = following.value if isinstance(following, ast.Expr) else None
         if not (isinstance(call, ast.Call) and final_name(call.func) in functions):
             break
-        if not {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} & names:
+        if not {n.id for n in walk(call) if isinstance(n, ast.Name)} & names:
             break
         found.append(file.path_of(following))
     return found

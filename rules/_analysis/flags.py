@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from rtlint.astnodes import walk
+
 from .cfg import graph
 from .index import FunctionNode, final_name, index, walk_function
 
@@ -57,7 +59,7 @@ def over_list(iterable: ast.AST, name: str) -> bool:
 
 def scans(value: ast.AST, name: str) -> ast.AST | None:
     """The comprehension over the list in `value`, if any."""
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
             if any(over_list(g.iter, name) for g in node.generators):
                 return node
@@ -104,7 +106,7 @@ def sets_flag(node: ast.AST, flags: set[str]) -> str | None:
 
 def parent_in(root: ast.AST, target: ast.AST | None) -> ast.AST | None:
     """The parent of `target` inside the expression `root`."""
-    for node in ast.walk(root):
+    for node in walk(root):
         for child in ast.iter_child_nodes(node):
             if child is target:
                 return node
@@ -114,7 +116,7 @@ def parent_in(root: ast.AST, target: ast.AST | None) -> ast.AST | None:
 def flag_in_guard(guard: ast.If, name: str, flags: list[Flag]) -> Flag | None:
     """The list-derived flag the guard tests: a flag variable, or a scan written in the
     test (the outermost expression holding it below a `not`/`and`/`or`)."""
-    names = {n.id for n in ast.walk(guard.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = {n.id for n in walk(guard.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for flag in flags:
         if flag.name in names:
             return flag
@@ -149,8 +151,8 @@ def marked_before(file: FileContext, function: ast.AST, exit_stmt: ast.stmt, nam
 
 def names_in(function: ast.AST) -> set[str]:
     """Every name used in a function, nested functions' parameters included."""
-    names = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
-    for node in ast.walk(function):
+    names = {n.id for n in walk(function) if isinstance(n, ast.Name)}
+    for node in walk(function):
         if isinstance(node, FunctionNode):
             names |= {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
     return names
@@ -171,13 +173,13 @@ def attribute_read(function: ast.AST, names: Iterable[str | None], candidates: I
     wanted = {n for n in names if n}
     if not wanted:
         return None
-    used = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and final_name(n.value) in wanted}
+    used = {n.attr for n in walk(function) if isinstance(n, ast.Attribute) and final_name(n.value) in wanted}
     return next((c for c in candidates if c in used), None)
 
 
 def attribute_path(loop: ast.For | ast.AsyncFor, attribute: str) -> str | None:
     """How a loop's body reaches an entry's attribute: `entry.msg.message_id` for `for entry in L`."""
-    variables = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    variables = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
     for node in (n for stmt in loop.body for n in walk_function(stmt)):
         if isinstance(node, ast.Attribute) and node.attr == attribute:
             root = node.value

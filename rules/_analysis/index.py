@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Union
 
-from rtlint.astnodes import children
+from rtlint.astnodes import children, walk
 
 from .paths import StatementPath, statement_at
 
@@ -249,7 +249,7 @@ def annotation_names(annotation: ast.AST | None) -> Iterator[str]:
     """The names an annotation mentions (`a.B`, `Optional[C]`, `"D | None"` strings too)."""
     if annotation is None:
         return
-    for node in ast.walk(annotation):
+    for node in walk(annotation):
         if isinstance(node, ast.Name):
             yield node.id
         elif isinstance(node, ast.Attribute):

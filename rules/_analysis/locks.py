@@ -23,6 +23,8 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from rtlint.astnodes import walk
+
 from .index import ClassInfo, Function, FunctionNode, Index, annotation_names, awaited_calls, dotted, final_name, index, subtree, walk_function
 from .values import single_binding
 
@@ -153,7 +155,7 @@ class LockModel:
         if not isinstance(item.optional_vars, ast.Name):
             return False
         name = item.optional_vars.id
-        return not any(isinstance(n, ast.Name) and n.id == name for s in stmt.body for n in ast.walk(s))
+        return not any(isinstance(n, ast.Name) and n.id == name for s in stmt.body for n in walk(s))
 
     # -- methods -------------------------------------------------------------------------
     def facts(self, info: ClassInfo) -> dict[str, MethodFacts]:
@@ -216,7 +218,7 @@ class LockModel:
                 if isinstance(node, ast.Await):
                     reasons += _awaits_taker(node, self_name, takers, tasks, expression)
                 elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    for call in (n for n in ast.walk(node.value) if isinstance(n, ast.Call)):
+                    for call in (n for n in walk(node.value) if isinstance(n, ast.Call)):
                         if _self_call(call, self_name) and call.func.attr in takers:
                             tasks[node.targets[0].id] = (call.func.attr, call.lineno)
         method = function.method

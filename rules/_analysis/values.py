@@ -23,6 +23,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable, Iterator
 
+from rtlint.astnodes import walk
+
 from .cfg import Graph
 from .index import dotted, parameters, walk_function
 
@@ -234,7 +236,7 @@ def _element(value: ast.AST | None, target: ast.Tuple | ast.List, element: ast.A
 
 
 def _names(target: ast.AST) -> Iterator[ast.Name]:
-    for node in ast.walk(target):
+    for node in walk(target):
         if isinstance(node, ast.Name):
             yield node
 

@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
+from rtlint.astnodes import walk
+
 from .._analysis.index import dotted, final_name, walk_function
 from .._analysis.loops import runs_before
 
@@ -142,7 +144,7 @@ def commit_call(stmt: ast.stmt) -> tuple[ast.AST, list[str]] | None:
         target = target.value
     if func.attr == "add_message":  # add_message(id=msg.id, content=msg.content, ...)
         arguments = [*call.args, *(k.value for k in call.keywords)]
-        names = [n.id for a in arguments for n in ast.walk(a) if isinstance(n, ast.Name)]
+        names = [n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name)]
         return (target, names[:1]) if names else None
     argument = call.args[0] if call.args else None
     if isinstance(argument, ast.Name):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from rtlint.astnodes import walk
+
 from .._analysis.cfg import graph
 from .._analysis.index import ClassInfo, Function, FunctionNode
 from .._analysis.locks import Region
@@ -60,7 +62,7 @@ def _decide(module: Module, info: ClassInfo) -> str | None:
 
 
 def _holds_statement(region: Region, statements: set[int]) -> bool:
-    return any(isinstance(n, ast.stmt) and id(n) in statements for n in ast.walk(region.stmt))
+    return any(isinstance(n, ast.stmt) and id(n) in statements for n in walk(region.stmt))
 
 
 def self_attribute(lock: str, self_name: str | None) -> str | None:
