@@ -52,6 +52,40 @@ def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, Statement
         stack.extend(reversed(children))
 
 
+def _blocks(node: ast.AST) -> Iterator[tuple[tuple[Any, ...], list[ast.stmt]]]:
+    """The statement lists of a node, with the path step of their first statement (the
+    same steps as iter_statement_paths)."""
+    for field in _BLOCK_FIELDS:
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            yield (field,), block
+    for h, handler in enumerate(getattr(node, "handlers", None) or ()):
+        yield ("handlers", h), handler.body
+    for c, case in enumerate(getattr(node, "cases", None) or ()):
+        yield ("cases", c), case.body
+
+
+def _path_by_position(tree: ast.Module, target: ast.stmt) -> StatementPath | None:
+    """The path of `target`, found by its position; None if it is not in `tree`."""
+    where = (target.lineno, target.col_offset)
+    node: ast.AST = tree
+    path: StatementPath = ()
+    while True:
+        inner = None
+        for step, block in _blocks(node):
+            for index, child in enumerate(block):
+                if child is target:
+                    return path + ((*step, index),)
+                if (child.lineno, child.col_offset) <= where <= (child.end_lineno or child.lineno, child.end_col_offset or 0):
+                    inner = child, (*step, index)
+                    break
+            if inner is not None:
+                break
+        if inner is None or type(inner[0]) not in _WITH_BLOCKS:
+            return None
+        node, path = inner[0], path + (inner[1],)
+
+
 class FileContext:
     """One parsed file, shared by every rule; analyses are computed once and memoised."""
 
@@ -80,8 +114,17 @@ class FileContext:
 
     def path_of(self, stmt: ast.stmt) -> StatementPath:
         if self._paths is None:
-            self._paths = {id(s): p for s, p in iter_statement_paths(self.tree)}
-        return self._paths[id(stmt)]
+            self._paths = {}
+        path = self._paths.get(id(stmt))
+        if path is None:
+            # found by position, descending only into the blocks that hold it: rules ask
+            # for a few paths, and the map of every statement costs a big file ~15 ms
+            path = _path_by_position(self.tree, stmt)
+            if path is None:
+                self._paths.update((id(s), p) for s, p in iter_statement_paths(self.tree))
+                path = self._paths[id(stmt)]
+            self._paths[id(stmt)] = path
+        return path
 
     def position(self, lineno: int, col_offset: int) -> tuple[int, int]:
         """1-based line and character column from ast's line and UTF-8 byte offset."""

@@ -71,10 +71,12 @@ def keep_original_bytes(text: str, module, rendered: str) -> str | None:
     return result
 
 
-def _render(editor, text: str, tree) -> tuple[object, str | None]:
+def _render(editor, text: str, tree, fit=None) -> tuple[object, str | None]:
     """(the edited tree, the edited text): the changed statements spliced into `text`, or
     failing that (LibCST's code does not line up with the text) the whole module rendered
     with the untouched lines taken from `text`; the text is None when neither can be done.
+    `fit(new, old)` rewrites each spliced region (line length); a whole render is not
+    fitted, and says so by setting `fit.used` to False.
     Raises NeedsDefinitions when the editor's tree is a skeleton that lacks what is needed."""
     from rtlint.skeleton import NeedsDefinitions
     from rtlint.splice import CannotSplice, spliced
@@ -82,9 +84,10 @@ def _render(editor, text: str, tree) -> tuple[object, str | None]:
     skeleton = editor.skeleton
     if tree is not None:
         try:
-            return spliced(editor, text, tree)
+            return spliced(editor, text, tree, fit)
         except CannotSplice:
-            pass
+            if fit is not None:
+                fit.used = False  # regions fitted before the splice gave up are not in the result
     if skeleton is not None and skeleton.stubs:
         raise NeedsDefinitions(skeleton.stubs.values())  # a whole-module render needs every function
     edited = editor.result()
@@ -108,13 +111,30 @@ def build_fix(
         return None
     if editor.empty:
         return None
-    _, rendered = _render(editor, text, tree)
+    fit = None
+    if line_length is not None:
+        from rtlint.wrap import fit_region
+
+        unit = getattr(skeleton.module, "default_indent", "    ")
+        fit = _RegionFit(lambda new, old: fit_region(old, new, line_length, unit))
+    _, rendered = _render(editor, text, tree, fit)
     if rendered is None:
         return None
-    if line_length is not None:
+    if line_length is not None and not fit.used:  # rendered whole, not spliced: fit it whole
         rendered = _fitted(text, rendered, line_length, skeleton.module)[0]
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
+
+
+class _RegionFit:
+    """The splice's line-length hook, noting whether the splice used it."""
+
+    def __init__(self, fit) -> None:
+        self.fit, self.used = fit, False
+
+    def __call__(self, new: str, old: str) -> str:
+        self.used = True
+        return self.fit(new, old)
 
 
 def attach_fixes(

@@ -18,6 +18,9 @@ from rtlint.source import Source, UnreadableSource
 
 # below this many files to parse, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 8
+# ... unless fixes are built: a file with fixes costs 10-20 lints (LibCST, re-lints), so two
+# files already pay for a second worker (the wheel's --fix: 1.0 s -> 0.9 s)
+PARALLEL_THRESHOLD_FIXING = 2
 MAX_SOURCE = 64 << 20  # larger is not a source file (and reading it could exhaust memory)
 # findings that say a limit was hit, not what the file is: never cached (issue 15)
 _RESOURCE_MARKERS = ("too deeply nested", "out of memory", "MemoryError", "RecursionError")
@@ -238,7 +241,8 @@ class Runner:
 
     def _map(self, jobs: list[_Job]) -> list[FileReport]:
         workers = self.options.jobs if self.options.jobs is not None else (os.cpu_count() or 1)
-        if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        fixes = self.options.fixing or self.options.fix_edits or self.options.add_noqa
+        if workers <= 1 or len(jobs) < (PARALLEL_THRESHOLD_FIXING if fixes else PARALLEL_THRESHOLD):
             return [self.process(job) for job in jobs]
         from rtlint import pool  # only when a pool starts: multiprocessing costs ~15 ms
 
