@@ -2,7 +2,12 @@
 recordings: a refactoring of the rules must leave both byte-identical.
 
     python -m bench.compare_releases record OUT     # OUT/<version>/check.json, fixed/, unsafe/
+    python -m bench.compare_releases record OUT --line-length 10000
     python -m bench.compare_releases compare OLD NEW
+    python -m bench.compare_releases compare OLD NEW --ignore url,fix   # set JSON keys aside
+
+`--line-length N` fixes with `[tool.rtlint] line-length = N` (a very large N turns off the
+breaking of long lines that fixes got in 0.2, to compare fixed files with 0.1's).
 
 Wheels are downloaded with `pip download --no-deps --only-binary=:all:` into the test cache
 (`RTLINT_TEST_CACHE`, default ~/.cache/rtlint-tests), never into the repository.
@@ -48,7 +53,7 @@ def rtlint(*args: str, cwd: Path) -> str:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
-def record_version(version: str, out: Path) -> None:
+def record_version(version: str, out: Path, line_length: int | None = None) -> None:
     root = unpack(version) / "livekit"
     out.mkdir(parents=True, exist_ok=True)
     report = rtlint("--format", "json", ".", cwd=root)
@@ -56,6 +61,9 @@ def record_version(version: str, out: Path) -> None:
     paths = sorted({f["path"] for f in json.loads(report)})
     for flags, folder in ((["--fix"], "fixed"), (["--fix", "--unsafe-fixes"], "unsafe")):
         with tempfile.TemporaryDirectory() as work:
+            if line_length is not None:
+                (Path(work) / ".git").mkdir()  # the configuration's root: none above it is read
+                (Path(work) / "pyproject.toml").write_text(f"[tool.rtlint]\nline-length = {line_length}\n")
             for path in paths:
                 target = Path(work) / path
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -68,12 +76,12 @@ def record_version(version: str, out: Path) -> None:
                 shutil.copyfile(Path(work) / path, destination)
 
 
-def compare(old: Path, new: Path) -> int:
+def compare(old: Path, new: Path, ignore: frozenset[str] = frozenset()) -> int:
     differences = 0
     for version in VERSIONS:
         a, b = old / version, new / version
-        left = json.loads((a / "check.json").read_text())
-        right = json.loads((b / "check.json").read_text())
+        left = [{k: v for k, v in f.items() if k not in ignore} for f in json.loads((a / "check.json").read_text())]
+        right = [{k: v for k, v in f.items() if k not in ignore} for f in json.loads((b / "check.json").read_text())]
         for finding in left:
             if finding not in right:
                 differences += 1
@@ -87,7 +95,10 @@ def compare(old: Path, new: Path) -> int:
             files |= {p.relative_to(b / folder) for p in (b / folder).rglob("*.py")}
             for path in sorted(files):
                 x, y = a / folder / path, b / folder / path
-                if not (x.exists() and y.exists() and filecmp.cmp(x, y, shallow=False)):
+                if not (x.exists() and y.exists()):
+                    differences += 1
+                    print(f"{version}: {folder} output only {'after' if y.exists() else 'before'}: {path}")
+                elif not filecmp.cmp(x, y, shallow=False):
                     differences += 1
                     print(f"{version}: {folder} output differs: {path}")
         print(f"{version}: {len(right)} findings")
@@ -96,13 +107,15 @@ def compare(old: Path, new: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "record":
+    if argv[:1] == ["record"] and (len(argv) == 2 or (len(argv) == 4 and argv[2] == "--line-length")):
+        line_length = int(argv[3]) if len(argv) == 4 else None
         for version in VERSIONS:
-            record_version(version, Path(argv[1]) / version)
+            record_version(version, Path(argv[1]) / version, line_length)
             print(f"recorded {version}")
         return 0
-    if len(argv) == 3 and argv[0] == "compare":
-        return compare(Path(argv[1]), Path(argv[2]))
+    if argv[:1] == ["compare"] and (len(argv) == 3 or (len(argv) == 5 and argv[3] == "--ignore")):
+        ignore = frozenset(argv[4].split(",")) if len(argv) == 5 else frozenset()
+        return compare(Path(argv[1]), Path(argv[2]), ignore)
     print(__doc__, file=sys.stderr)
     return 2
 
