@@ -283,7 +283,9 @@ def fix_text(
     if line_length is not None and current is not text:
         fitted, shifts = _fitted(text, current, line_length, skeleton.module if skeleton else None, tree)
         if shifts:  # the trees are of the unbroken text: dropped, not reused
-            return FixOutcome(fitted, _shifted(findings, shifts), applied)
+            if findings:  # what they say cites lines ("the await at line 24"): linted again
+                return FixOutcome(fitted, lint_text(fitted, display_path, rules, settings), applied)
+            return FixOutcome(fitted, [], applied)
     return FixOutcome(current, findings, applied, module=skeleton, tree=tree)
 
 
@@ -343,19 +345,6 @@ def _fitted(original: str, fixed: str, line_length: int, module, tree=None) -> t
         return fit_changed(original, fixed, line_length, unit, tree)
     except (SyntaxError, RecursionError, ValueError):  # left as the fix made it
         return fixed, []
-
-
-def _shifted(findings: list[Finding], shifts: list[tuple[int, int]]) -> list[Finding]:
-    """The findings of the text before its long lines were broken, at their new lines."""
-    import dataclasses
-
-    moved = []
-    for finding in findings:
-        delta = sum(grown for after, grown in shifts if finding.line >= after)
-        if delta:
-            finding = dataclasses.replace(finding, line=finding.line + delta, end_line=finding.end_line + delta)
-        moved.append(finding)
-    return moved
 
 
 def _verify(

@@ -88,3 +88,29 @@ def test_cli_fix_uses_tool_rtlint_line_length(tmp_path: Path, monkeypatch: pytes
     assert max(len(line) for line in fixed.splitlines()) <= 60
     assert run_main("--no-cache", "--fix", "agent.py").exit_code == 0
     assert (tmp_path / "agent.py").read_text() == fixed  # a second --fix changes nothing
+
+
+APP = '''from livekit.agents import Agent
+
+
+class KnowledgeAgent(Agent):
+    async def on_user_turn_completed(self, turn_ctx, new_message):
+        docs = await self._kb.search(new_message.text_content)
+        for doc in docs:
+            turn_ctx.add_message(role="assistant", content=doc.text)
+        await self.update_chat_ctx(turn_ctx)
+'''
+
+
+def test_findings_left_after_broken_lines_cite_the_written_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fix above grows by the lines it breaks; a finding it leaves below says "the await at
+    # line N": N must be the line in the file as written, as a fresh check reports it
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\nline-length = 60\n")
+    (tmp_path / "agent.py").write_text(SAMPLE + "\n\n" + APP)
+    fixed = run_main("--no-cache", "--fix", "agent.py")
+    assert "Fixed 1 finding" in fixed.stderr + fixed.stdout
+    fresh = run_main("--no-cache", "agent.py")
+    left = [line for line in fixed.stdout.splitlines() if "RTL005" in line]
+    assert len(left) == 1 and "the await at line 23" in left[0]  # 21 before the fix broke a line
+    assert left == [line for line in fresh.stdout.splitlines() if "RTL005" in line]
