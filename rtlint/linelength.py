@@ -34,17 +34,36 @@ def line_length(configured: int | None, path: Path) -> int:
     return _for_folder(folder)
 
 
-@lru_cache(maxsize=256)
 def _for_folder(folder: Path) -> int:
-    found = _in_folder(folder)
-    if found is not None:
-        return found
-    if folder.parent == folder:
-        return DEFAULT
-    return _for_folder(folder.parent)
+    while True:
+        found = _in_folder(folder, _stamps(folder))
+        if found is not None:
+            return found
+        if folder.parent == folder:
+            return DEFAULT
+        folder = folder.parent
 
 
-def _in_folder(folder: Path) -> int | None:
+_CANDIDATES = (".ruff.toml", "ruff.toml", "pyproject.toml")
+
+
+def _stamps(folder: Path) -> tuple:
+    """What the folder's answer depends on: a file edited while the language server runs
+    is read again (the answer is cached per folder and these stamps)."""
+    stamps = []
+    for name in _CANDIDATES:
+        try:
+            info = (folder / name).stat()
+            stamps.append((info.st_mtime_ns, info.st_size, info.st_ino))
+        except OSError:
+            stamps.append(None)
+    return tuple(stamps)
+
+
+@lru_cache(maxsize=256)
+def _in_folder(folder: Path, stamps: tuple) -> int | None:
+    if not any(stamps):
+        return None
     for name in (".ruff.toml", "ruff.toml"):
         data = _read(folder / name)
         if data is not None:

@@ -114,3 +114,15 @@ def test_findings_left_after_broken_lines_cite_the_written_lines(tmp_path: Path,
     left = [line for line in fixed.stdout.splitlines() if "RTL005" in line]
     assert len(left) == 1 and "the await at line 23" in left[0]  # 21 before the fix broke a line
     assert left == [line for line in fresh.stdout.splitlines() if "RTL005" in line]
+
+
+def test_an_edited_configuration_is_read_again(tmp_path: Path) -> None:
+    # the language server lives long: a line length changed in pyproject.toml applies to the
+    # next fix without a restart
+    target = _file(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 99\n")
+    assert line_length(None, target) == 99
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120  # wider\n")  # another size
+    assert line_length(None, target) == 120
+    (tmp_path / "pyproject.toml").unlink()
+    assert line_length(None, target) == DEFAULT
