@@ -213,7 +213,7 @@ def _run_stdin(source: StdinSource, config: Config, options: RunOptions, ran: Ra
     from rtlint.runner import Runner
 
     # excludes apply to a named buffer as they apply to a folder walk: an editor sends every file
-    if source.named and config.is_excluded(source.path):
+    if source.named and config.excludes_buffer(source.path):
         ran.notes.append(f"{source.path}: excluded by the configuration; not checked")
         return []
     target = Target(source.path, source.path.absolute())

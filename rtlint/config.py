@@ -96,6 +96,16 @@ class Config:
         relative = _relative(path, self.root)
         return any(_glob_match(relative, pattern) for pattern in self.exclude)
 
+    def excludes_buffer(self, path: Path) -> bool:
+        """Whether the excludes cover a buffer named `path` (an editor's document, `check
+        --stdin-filename`): only inside the configuration's folder, the one walk would
+        reach. The language server and the command line ask this same question."""
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except (ValueError, OSError, RuntimeError):
+            return False
+        return self.is_excluded(path)
+
     def excluder(self):
         """A fast test for a directory walk: `excluded(name, relative)` for an entry whose
         parents were tested already (bare-name patterns need only its own name; the others

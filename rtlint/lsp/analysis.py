@@ -123,7 +123,7 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
     except (config_module.ConfigError, registry.RegistryError) as exc:
         analysis.problem = f"rtlint: configuration error: {exc}"
         return analysis
-    if path is not None and _excluded(config, path):
+    if path is not None and config.excludes_buffer(path):
         return analysis
     from rtlint.linelength import line_length
 
@@ -142,16 +142,6 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
         findings = [f for f in findings if not f.code.startswith(tuple(ignored))]
     analysis.findings = findings
     return analysis
-
-
-def _excluded(config: config_module.Config, path: Path) -> bool:
-    """The configured excludes, for a file inside the configuration's folder (a file
-    outside it is not under its excludes; `rtlint check` would never reach it either)."""
-    try:
-        path.resolve().relative_to(config.root.resolve())
-    except (ValueError, OSError, RuntimeError):
-        return False
-    return config.is_excluded(path)
 
 
 def _display(uri: str, path: Path | None) -> str:
