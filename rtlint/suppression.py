@@ -39,12 +39,14 @@ class Suppressions:
         if self._tree is not None:
             self._mapping = {}
 
-    def _string_span(self, line: int) -> tuple[int, int] | None:
-        """The lines of the multi-line string spanning `line`, found by descending only
-        into the nodes that cover it (a walk of the whole tree would cost a 5,000-line
-        file ~40 ms for its few findings). When strings nest, the one `ast.walk` meets
-        last wins, as the whole-tree mapping had it."""
-        span = None
+    def _flake8_range(self, line: int) -> tuple[int, int] | None:
+        """The lines flake8 reads together with `line` when a multi-line string is near it
+        (None: `line` alone). Found by descending only into the nodes that cover the line
+        (walking the whole tree would cost a 5,000-line file ~40 ms for its few findings);
+        when a multi-line string covers it, the statement holding it is tokenized as
+        flake8 tokenizes the file (an implicitly concatenated string is several tokens,
+        each read on its own line)."""
+        statement, string = None, False
         todo = deque([self._tree])
         while todo:
             node = todo.popleft()
@@ -55,23 +57,26 @@ class Suppressions:
                 end = getattr(node, "end_lineno", None) or start
                 if not start <= line <= end:
                     continue
-                if isinstance(node, (ast.Constant, ast.JoinedStr)) and end > node.lineno:
-                    if not isinstance(node, ast.Constant) or isinstance(node.value, (str, bytes)):
-                        span = (node.lineno, end)
+                if isinstance(node, ast.stmt):
+                    statement = (start, end)
+                elif isinstance(node, (ast.Constant, ast.JoinedStr)) and end > node.lineno:
+                    string = string or not isinstance(node, ast.Constant) or isinstance(node.value, (str, bytes))
             todo.extend(children(node))
-        return span
+        if not string or statement is None:
+            return None
+        return _token_range(self._lines, statement, line)
 
     def _line_text(self, line: int) -> str:
         """The text searched for a comment covering `line` (flake8's noqa line mapping: a
         multi-line token such as a triple-quoted string joins the lines it spans)."""
         if self._tree is not None:
             if line not in self._mapping:
-                span = self._string_span(line)
-                if span is None:
-                    self._mapping[line] = None
-                else:
-                    joined = "".join(self._lines[span[0] - 1 : span[1]])
-                    self._mapping[line] = joined
+                try:
+                    span = self._flake8_range(line)
+                except _Untokenizable:
+                    self._tree, self._mapping = None, None  # from now on, flake8's own way
+                    return self._line_text(line)
+                self._mapping[line] = None if span is None else "".join(self._lines[span[0] - 1 : span[1]])
             joined = self._mapping[line]
             if joined is not None:
                 return joined
@@ -111,6 +116,30 @@ class Suppressions:
             if codes is None or code.startswith(tuple(c.upper() for c in _codes(codes))):
                 return True
         return False
+
+
+def _token_range(lines: list[str], statement: tuple[int, int], line: int) -> tuple[int, int] | None:
+    """flake8's noqa line range holding `line`, from the tokens of the statement's lines
+    (flake8.processor's _noqa_line_mapping: the lines between two NL/NEWLINE tokens)."""
+    first, last = statement
+    source = "".join(lines[first - 1 : last])
+    low, high = len(lines) + 2, -1
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                continue
+            low, high = min(low, token.start[0] + first - 1), max(high, token.end[0] + first - 1)
+            if token.type in (tokenize.NL, tokenize.NEWLINE):
+                if low <= line <= high:
+                    return (low, high) if high > low else None
+                low, high = len(lines) + 2, -1
+    except (tokenize.TokenError, SyntaxError):  # a fragment the tokenizer refuses
+        raise _Untokenizable from None
+    return (low, high) if low <= line <= high and high > low else None
+
+
+class _Untokenizable(Exception):
+    """The statement's lines alone do not tokenize: the whole file is tokenized instead."""
 
 
 def filter_findings(findings: Iterable, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> list:

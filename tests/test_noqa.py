@@ -182,3 +182,29 @@ def test_cli_reads_a_backslash_continuation_as_flake8_does(tmp_path: Path) -> No
     assert target.read_text().splitlines()[BUGGY_LINE] == "            .chat_ctx.copy()  # noqa: RTL001"
     assert flake8_findings(target, "RTL") == []
     assert run_main("--no-cache", str(target)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "snapshot",
+    [
+        # implicitly concatenated strings are one node over two lines but two tokens: flake8
+        # reads each line alone, so the noqa on the second does not cover the first
+        '        ctx = self._rt_session.chat_ctx.copy(); note = ("first "\n            "second")  # noqa: RTL001',
+        # a multi-line string ends on the snapshot's line: flake8 reads both lines (here the
+        # statement's own line does not tokenize alone, and the whole file is tokenized)
+        '        note = """first  # noqa: RTL001\n        """; ctx = self._rt_session.chat_ctx.copy()',
+    ],
+    ids=["implicit-concatenation", "string-ending-on-the-line"],
+)
+def test_cli_reads_strings_near_a_finding_as_flake8_does(tmp_path: Path, snapshot: str) -> None:
+    from .conftest import run_main
+
+    target = tmp_path / "agent.py"
+    target.write_text(BUGGY.replace("        ctx = self._rt_session.chat_ctx.copy()", snapshot))
+    by_flake8 = flake8_findings(target, "RTL")
+    by_cli = [
+        (int(line.split(":")[1]), line.split()[1])
+        for line in run_main("--no-cache", str(target)).stdout.splitlines()
+        if ": RTL" in line
+    ]
+    assert by_cli == by_flake8
