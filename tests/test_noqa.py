@@ -208,3 +208,19 @@ def test_cli_reads_strings_near_a_finding_as_flake8_does(tmp_path: Path, snapsho
         if ": RTL" in line
     ]
     assert by_cli == by_flake8
+
+
+@pytest.mark.parametrize("module", ["pickletools", "ipaddress", "pathlib", "email._header_value_parser", "enum"])
+def test_the_tree_mapping_is_flake8s_on_every_line(module: str) -> None:
+    """The cheap mapping (syntax tree, then the statement's tokens) equals the tokenizer's
+    mapping of the whole file, which is flake8's, on every line of real modules."""
+    import ast
+    import importlib
+
+    from rtlint.suppression import Suppressions
+
+    text = Path(importlib.import_module(module).__file__).read_text(encoding="utf-8")
+    assert "\\\n" not in text  # (a backslash continuation takes the tokenizer's path anyway)
+    cheap, exact = Suppressions(text, True, ast.parse(text)), Suppressions(text, True, None)
+    lines = text.splitlines()
+    assert [cheap._line_text(n) for n in range(1, len(lines) + 1)] == [exact._line_text(n) for n in range(1, len(lines) + 1)]
