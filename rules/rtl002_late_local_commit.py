@@ -114,8 +114,7 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         unsafe.append(f"the commit is conditional ({conditions}); hoisting it makes it unconditional")
     # a commit in `finally:` ran whatever the push did: nothing to undo
     rollbacks, maybe_unbound = ([], False) if late.order == "finally" else failure_exits(file, push_path, start, late.order == "else", defined)
-    # `_upsert_item` replaces an item with the same id, so removing it would not bring the
-    # old one back; `insert`/`append` of an item that was there already only duplicate it
+    # `_upsert_item` replaces an item of the same id: removal would not bring the old one back
     if rollbacks and commit.value.func.attr == "_upsert_item" and not all(item.fresh for item in items):
         unsafe.append(f"{late.local} may already hold the item (it is not made in this function), so undoing the commit "
                       "by removal could delete an older version")
@@ -123,16 +122,13 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         unsafe.append("the item is bound inside a loop's try, so an early failure could undo an older item")
     alias = imports_module(analyse(file), "contextlib")
     # the context may have been replaced meanwhile, or (maybe_unbound) the item not made yet
-    undo = removal_code(
-        late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local,
-        settings.get("remove-method", "remove"), [(item.name, item.is_list) for item in items],
-        f"{alias or 'contextlib'}.suppress", "ValueError, NameError" if maybe_unbound else "ValueError",
-    )
+    target = late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local
+    errors = "ValueError, NameError" if maybe_unbound else "ValueError"
+    undo = removal_code(target, settings.get("remove-method", "remove"), [(i.name, i.is_list) for i in items], f"{alias or 'contextlib'}.suppress", errors)
     companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
     return OrderingPlan(
-        "unsafe" if unsafe else "safe", "; ".join(unsafe), moves=(commit_path, *companions), before=anchor,
-        rollbacks=tuple(rollbacks), undo=undo,
-        import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
+        "unsafe" if unsafe else "safe", "; ".join(unsafe), moves=(commit_path, *companions), before=anchor, rollbacks=tuple(rollbacks),
+        undo=undo, import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
     )
 
 
@@ -185,13 +181,13 @@ class LateLocalCommit(Rule):
     (`_conversation_item_added`) stay where they are, unless named in `commit-companions`.
 
     ## Fix safety
-    Unsafe (only with `--unsafe-fixes`) when the commit is conditional (inside an `if`, a
-    loop or a `with` after the push), when the `try` around the push also covers statements
-    after the commit (their failure would now undo it), or when the item may already be in
-    the local context (it is not created in this function), so undoing by removal could
-    delete an older version. Not fixed when the commit uses a value computed after the
-    push. An exception that escapes every handler (cancellation included) leaves the item
-    committed, like the commit-then-push tool-output paths.
+    Unsafe (only with `--unsafe-fixes`) when the commit is conditional (under an `if`, a loop
+    or a `with` after the push); when the `try` around the push also covers statements after
+    the commit (their failure would now undo it); when the item may already be in the local
+    context (not made in this function: removing it could delete an older version), or is
+    bound in a loop's `try` (an early failure could remove an older one). Not fixed when the
+    commit uses a value computed after the push. An exception that escapes every handler
+    (cancellation included) leaves the item committed, like the tool-output paths.
 
     Not a finding: a commit before the push; a commit of an item that was not pushed (a
     name rebound after the push holds another item).

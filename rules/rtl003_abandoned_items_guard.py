@@ -37,11 +37,10 @@ class _Guard:
 
 
 def _guards(file: FileContext) -> Iterator[_Guard]:
-    pushes = analyse(file).pushes
     for function in index(file).functions:
-        own_pushes = [p for p in pushes if p.function.node is function.node]
-        if isinstance(function.node, ast.AsyncFunctionDef) and own_pushes:
-            yield from _guards_in(file, function, own_pushes)
+        pushes = [p for p in analyse(file).pushes if p.function.node is function.node]
+        if isinstance(function.node, ast.AsyncFunctionDef) and pushes:
+            yield from _guards_in(file, function, pushes)
 
 
 def _guards_in(file: FileContext, function: Function, pushes: list[Push]) -> Iterator[_Guard]:
@@ -84,9 +83,8 @@ class AbandonPlan:
 
 
 def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> AbandonPlan:
-    """A flag declared beside the list, set at every early exit and ORed into the guard;
-    with an id attribute, the abandoned items' ids too, dropped from the context the
-    cleanup pushes."""
+    """A flag declared beside the list, set at every early exit and ORed into the guard; with
+    an id attribute, the abandoned items' ids too, dropped from the context the cleanup pushes."""
     function, flag = found.function.node, found.flag
     taken = names_in(function)
     flag_name = fresh(f"{found.name}_abandoned", taken)
@@ -102,16 +100,12 @@ def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> Abando
     if ids and flag.loop is not None and isinstance(flag.loop.target, (ast.Name, ast.Tuple)):
         expression = attribute_path(flag.loop, id_attribute)  # the entries that set the flag
         inserts += [(file.path_of(stmt), True, (f"{ids}.append({expression})\n",)) for stmt in flag.sets] if expression else []
-    drop = _drop(file, found, ids) if ids else None
+    inserts += _drop(file, found, ids) if ids else []
     widen, negated = flag_operand(found.guard, flag)
-    return AbandonPlan(
-        flag_name, ids, file.path_of(found.guard), squash(file.segment(widen)), negated, tuple(inserts + ([drop] if drop else [])),
-    )
+    return AbandonPlan(flag_name, ids, file.path_of(found.guard), squash(file.segment(widen)), negated, tuple(inserts))
 
 
-def _exit_code(
-    file: FileContext, loop: AbandoningLoop, stmt: ast.stmt, flag: str, ids: str | None, id_attribute: str | None, drain: str
-) -> Iterator[str]:
+def _exit_code(file: FileContext, loop: AbandoningLoop, stmt: ast.stmt, flag: str, ids: str | None, id_attribute: str | None, drain: str) -> Iterator[str]:
     """At an exit: set the flag; record the current item when it cannot have entered the
     list yet (no append and, in a `while`, the pull ran earlier in this pass); drain the stream."""
     yield f"{flag} = True\n"
@@ -122,14 +116,14 @@ def _exit_code(
         yield f"async for {drain} in {loop.stream}:\n    {ids}.append({drain}.{id_attribute})\n"
 
 
-def _drop(file: FileContext, found: _Guard, ids: str) -> tuple[StatementPath, bool, tuple[str]] | None:
+def _drop(file: FileContext, found: _Guard, ids: str) -> list[tuple[StatementPath, bool, tuple[str, ...]]]:
     """Drop the abandoned ids before the guard's statement holding the push, from the context
     the cleanup pushes (or what it was copied from)."""
     anchor = statement_holding(file, found.guard.body, found.push.stmt)
     pushed = pushed_source(file, found.function.node, anchor, found.push) if anchor is not None and found.push.argument is not None else None
     if not pushed:
-        return None
-    return file.path_of(anchor), False, (f"{pushed}.items[:] = [\n    item for item in {pushed}.items if item.id not in {ids}\n]\n",)
+        return []
+    return [(file.path_of(anchor), False, (f"{pushed}.items[:] = [\n    item for item in {pushed}.items if item.id not in {ids}\n]\n",))]
 
 
 # -- the rule and its documentation -----------------------------------------------------------

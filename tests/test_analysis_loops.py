@@ -19,7 +19,7 @@ from rules._analysis.blocks import (
     leaving_blocks,
     statement_holding,
 )
-from rules._analysis.flags import empty_list_target, flag_in_guard, flags_from, fresh, marked_before
+from rules._analysis.flags import empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marked_before, marks_every_exit
 from rules._analysis.index import index
 from rules._analysis.loops import (
     abandoning_loops,
@@ -430,3 +430,49 @@ def test_removal_code_one_statement_for_names_and_lists() -> None:
     mixed = removal_code("ctx", "drop", [("xs", True), ("a", False)], "cl.suppress", "ValueError")
     assert mixed.startswith("if True:\n    for _rtlint_item in xs:\n") and mixed.endswith("    with cl.suppress(ValueError):\n        ctx.drop(a)\n")
     ast.parse(mixed)
+
+
+def test_marks_every_exit_needs_one_name_marked_before_each_exit() -> None:
+    file = load(
+        """
+        async def f(s):
+            async for m in s:
+                if m.a:
+                    stop = True
+                    seen = True
+                    break
+                if m.b:
+                    stop = True
+                    break
+            if stop or seen:
+                cleanup()
+            if seen:
+                cleanup()
+        """
+    )
+    fn = function(file, "f")
+    exits = [(fn, e) for e in early_exits(fn.body[0])]
+    both, only_seen = fn.body[1], fn.body[2]
+    assert marks_every_exit(file, both.test, exits)  # `stop` is set before both
+    assert not marks_every_exit(file, only_seen.test, exits)  # `seen` before the first only
+    assert marks_every_exit(file, only_seen.test, exits[:1])
+
+
+def test_flag_operand_is_the_flag_name_or_the_inline_scan_and_says_if_negated() -> None:
+    file = load(
+        """
+        async def f(out, handle):
+            any_bad = any(o.bad for o in out)
+            if handle.stop and not any_bad:
+                cleanup()
+            if handle.stop and all(o.ok for o in out):
+                cleanup()
+        """
+    )
+    fn = function(file, "f")
+    flags = list(flags_from(index(file).nodes(fn), "out"))
+    named, inline = fn.body[1], fn.body[2]
+    node, negated = flag_operand(named, flag_in_guard(named, "out", flags))
+    assert (ast.unparse(node), negated) == ("any_bad", True)
+    node, negated = flag_operand(inline, flag_in_guard(inline, "out", flags))
+    assert (ast.unparse(node), negated) == ("all((o.ok for o in out))", False)
