@@ -218,8 +218,8 @@ class AbandoningLoop:
 
 def abandoning_loops(file: FileContext, function: ast.AST, name: str) -> list[AbandoningLoop]:
     """The filling loops of `function` (nested functions sharing the list included) that add
-    to the list `name` and leave early; a `return` from `function` itself also leaves the
-    code after the loop, so it is no early exit here."""
+    to the list `name` and leave early. A `return` from `function` itself does not count:
+    it skips the code after the loop too, so nothing there misses the abandoned items."""
     loops = []
     for c in filling_loops(file, function):
         if name in c.adds and name not in c.bindings:
