@@ -36,11 +36,11 @@ class _Late:
 
 
 def _late_commits(file: FileContext) -> Iterator[_Late]:
-    found: dict[int, _Late] = {}  # one finding per commit, whichever push it follows
-    for push in analyse(file).pushes:
-        for late in _after(file, push):
-            found.setdefault(id(late.commit), late)
-    return iter(found.values())
+    reported: set[int] = set()  # one finding per commit, whichever push it follows
+    for late in (late for push in analyse(file).pushes for late in _after(file, push)):
+        if id(late.commit) not in reported:
+            reported.add(id(late.commit))
+            yield late
 
 
 def _after(file: FileContext, push: Push) -> Iterator[_Late]:
