@@ -1,6 +1,7 @@
 """Edits shared by the rules' fixes, made through the fixer's editor (LibCST).
 
     test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
+    removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")
 """
 
 from __future__ import annotations
@@ -16,6 +17,23 @@ if TYPE_CHECKING:
 def squash(code: str) -> str:
     """Code without white space, to compare an `ast` segment with LibCST's text of a node."""
     return "".join(code.split())
+
+
+def removal_code(target: str, method: str, names: list[tuple[str, bool]], suppress: str, errors: str) -> str:
+    """Code that removes each name from `target` with `method` (each element, for a name
+    that holds a list: `(name, True)`), where it is, ignoring `errors` (`suppress` is the
+    spelling of `contextlib.suppress`). One statement: mixed lists sit under `if True:`."""
+
+    def remove(name: str, listed: bool) -> list[str]:
+        if listed:
+            return [f"for _rtlint_item in {name}:", f"    with {suppress}({errors}):", f"        {target}.{method}(_rtlint_item)"]
+        return [f"with {suppress}({errors}):", f"    {target}.{method}({name})"]
+
+    if not any(listed for _, listed in names):
+        return f"with {suppress}({errors}):\n" + "".join(f"    {target}.{method}({name})\n" for name, _ in names)
+    if len(names) == 1:
+        return "".join(line + "\n" for line in remove(*names[0]))
+    return "if True:\n" + "".join(f"    {line}\n" for name, listed in names for line in remove(name, listed))
 
 
 def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CSTTransformer:

@@ -8,10 +8,29 @@ import textwrap
 
 from rtlint.context import FileContext
 from rtlint.rule import Settings
-from rules._analysis.blocks import ahead_in_block, body_start, calls_after, failure_blocks, leaving_blocks, statement_holding
-from rules._analysis.flags import empty_list_target, flag_in_guard, flags_from, fresh, marked_before
+from rules._analysis.blocks import (
+    ahead_in_block,
+    body_start,
+    calls_after,
+    failure_blocks,
+    failure_exits,
+    follows,
+    hoist_point,
+    leaving_blocks,
+    statement_holding,
+)
+from rules._analysis.flags import empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marked_before, marks_every_exit
 from rules._analysis.index import index
-from rules._analysis.loops import assignments_reaching, early_exits, filling_loops, runs_before, runs_between
+from rules._analysis.loops import (
+    abandoning_loops,
+    assignments_reaching,
+    early_exits,
+    filling_loops,
+    names_bound_between,
+    runs_before,
+    runs_between,
+)
+from rules._edits import removal_code
 
 
 def load(source: str) -> FileContext:
@@ -268,3 +287,192 @@ def test_a_loop_target_is_bound_at_the_start_of_each_pass() -> None:
     push, commit = call(fn, "push"), call(fn, "commit")
     assert runs_before(file, fn, target, push) and not runs_before(file, fn, push, target)
     assert runs_between(file, fn, push, commit, [target]) == []
+
+
+def test_follows_after_else_finally_and_not_a_handler_or_another_branch() -> None:
+    file = load(
+        """
+        async def f(y):
+            try:
+                await push()
+                inside()
+            except E:
+                handler()
+            else:
+                orelse()
+            finally:
+                last()
+            after()
+            if y:
+                left()
+            else:
+                right()
+        """
+    )
+    fn = function(file, "f")
+    tried, push = fn.body[0], call(fn, "push")
+    assert follows(file, fn, push, tried.body[1]) == "after"
+    assert follows(file, fn, push, fn.body[1]) == "after"
+    assert follows(file, fn, push, tried.orelse[0]) == "else"
+    assert follows(file, fn, push, tried.finalbody[0]) == "finally"
+    assert follows(file, fn, push, tried.handlers[0].body[0]) is None  # the push's own failure
+    branch = fn.body[2]
+    assert follows(file, fn, call(fn, "left"), branch.orelse[0]) is None
+    assert follows(file, fn, call(fn, "after"), tried.body[1]) is None  # it runs before
+
+
+def test_hoist_point_stays_under_the_lock_and_after_the_definitions() -> None:
+    file = load(
+        """
+        async def f(self):
+            msg = make()
+            try:
+                async with self.lock:
+                    other = make()
+                    await push(msg, other)
+            except E:
+                return
+        """
+    )
+    fn = function(file, "f")
+    made, tried = fn.body
+    locked = tried.body[0]
+    other, push_stmt = locked.body
+    path, start = file.path_of(push_stmt), len(file.path_of(tried)) - 1
+    assert hoist_point(file, path, start, [], [made]) == file.path_of(tried)
+    assert hoist_point(file, path, start, [locked], [made]) == path  # the first statement under the lock
+    assert hoist_point(file, path, start, [], [other]) == path
+    assert hoist_point(file, path, start + 1, [], []) == file.path_of(locked)  # not above `start`
+    assert hoist_point(file, path, start, [], [push_stmt]) is None  # nothing is after the push itself
+
+
+def test_failure_exits_once_each_and_whether_one_runs_before_a_binding() -> None:
+    file = load(
+        """
+        async def f(ctx):
+            try:
+                msg = make()
+                await push(msg)
+            except E:
+                return
+            except F:
+                raise
+        """
+    )
+    fn = function(file, "f")
+    tried = fn.body[0]
+    definition, push_stmt = tried.body
+    path = file.path_of(push_stmt)
+    handlers = [file.path_of(h.body[0]) for h in tried.handlers]
+    assert failure_exits(file, path, 0, False, []) == (handlers, False)
+    assert failure_exits(file, path, 0, False, [definition]) == (handlers, True)
+    assert failure_exits(file, path, 0, False, [fn]) == (handlers, False)  # bound outside the try
+
+
+def test_names_bound_between_in_one_pass() -> None:
+    file = load(
+        """
+        async def f(xs):
+            for x in xs:
+                a = 1
+                await push()
+                b, c = pair()
+                commit()
+                d = 2
+        """
+    )
+    fn = function(file, "f")
+    assert names_bound_between(file, fn, call(fn, "push"), call(fn, "commit")) == {"b", "c"}
+    assert names_bound_between(file, fn, call(fn, "commit"), call(fn, "push")) == set()  # next pass only
+
+
+def test_abandoning_loops_leave_early_but_not_by_returning_from_the_function() -> None:
+    file = load(
+        """
+        async def f(stream, other):
+            out = []
+            async for msg in stream:
+                if msg.stop:
+                    break
+                out.append(msg)
+            async for msg in other:
+                if msg.stop:
+                    return
+                out.append(msg)
+
+            async def inner():
+                async for m in stream:
+                    if m.stop:
+                        return
+                    out.append(m)
+
+            for x in stream:
+                out.append(x)
+        """
+    )
+    fn = function(file, "f")
+    loops = abandoning_loops(file, fn, "out")
+    assert [(loop.node.lineno, loop.target, loop.stream) for loop in loops] == [(4, "msg", "stream"), (14, "m", "stream")]
+    assert [type(e).__name__ for loop in loops for e in loop.exits] == ["Break", "Return"]
+    assert loops[1].function is function(file, "inner")
+    assert [ast.unparse(a) for a in loops[0].appends] == ["out.append(msg)"]
+    assert abandoning_loops(file, fn, "missing") == []
+
+
+def test_removal_code_one_statement_for_names_and_lists() -> None:
+    suppress = "contextlib.suppress"
+    assert removal_code("ctx", "remove", [("a", False), ("b", False)], suppress, "ValueError") == (
+        "with contextlib.suppress(ValueError):\n    ctx.remove(a)\n    ctx.remove(b)\n"
+    )
+    assert removal_code("ctx.items", "remove", [("xs", True)], suppress, "ValueError, NameError") == (
+        "for _rtlint_item in xs:\n    with contextlib.suppress(ValueError, NameError):\n        ctx.items.remove(_rtlint_item)\n"
+    )
+    mixed = removal_code("ctx", "drop", [("xs", True), ("a", False)], "cl.suppress", "ValueError")
+    assert mixed.startswith("if True:\n    for _rtlint_item in xs:\n") and mixed.endswith("    with cl.suppress(ValueError):\n        ctx.drop(a)\n")
+    ast.parse(mixed)
+
+
+def test_marks_every_exit_needs_one_name_marked_before_each_exit() -> None:
+    file = load(
+        """
+        async def f(s):
+            async for m in s:
+                if m.a:
+                    stop = True
+                    seen = True
+                    break
+                if m.b:
+                    stop = True
+                    break
+            if stop or seen:
+                cleanup()
+            if seen:
+                cleanup()
+        """
+    )
+    fn = function(file, "f")
+    exits = [(fn, e) for e in early_exits(fn.body[0])]
+    both, only_seen = fn.body[1], fn.body[2]
+    assert marks_every_exit(file, both.test, exits)  # `stop` is set before both
+    assert not marks_every_exit(file, only_seen.test, exits)  # `seen` before the first only
+    assert marks_every_exit(file, only_seen.test, exits[:1])
+
+
+def test_flag_operand_is_the_flag_name_or_the_inline_scan_and_says_if_negated() -> None:
+    file = load(
+        """
+        async def f(out, handle):
+            any_bad = any(o.bad for o in out)
+            if handle.stop and not any_bad:
+                cleanup()
+            if handle.stop and all(o.ok for o in out):
+                cleanup()
+        """
+    )
+    fn = function(file, "f")
+    flags = list(flags_from(index(file).nodes(fn), "out"))
+    named, inline = fn.body[1], fn.body[2]
+    node, negated = flag_operand(named, flag_in_guard(named, "out", flags))
+    assert (ast.unparse(node), negated) == ("any_bad", True)
+    node, negated = flag_operand(inline, flag_in_guard(inline, "out", flags))
+    assert (ast.unparse(node), negated) == ("all((o.ok for o in out))", False)

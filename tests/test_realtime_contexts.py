@@ -8,7 +8,7 @@ import textwrap
 from rtlint.context import FileContext
 from rtlint.settings import Settings
 from rules._realtime import OPTIONS, analyse
-from rules._realtime.contexts import commit_call, pushed_contexts, pushed_items, pushed_source
+from rules._realtime.contexts import commit_call, committed_before, pushed_contexts, pushed_items, pushed_source
 
 
 def load(source: str) -> FileContext:
@@ -50,3 +50,16 @@ def test_contexts_items_and_commits() -> None:
     assert pushed_source(file, function, function.body[4], push) == "ctx"
     # followed through `.copy()` and a binding inside the holder, not past it
     assert pushed_source(file, function, function.body[1], push) == "chat_ctx"
+
+
+def test_committed_before_needs_the_same_context_and_every_name() -> None:
+    file = load(SOURCE)
+    push = analyse(file).pushes[0]
+    function = push.function.node
+    last = function.body[-1]
+    local = "self._agent._chat_ctx"
+    assert committed_before(file, function, local, ["msg"], last)
+    assert committed_before(file, function, local, ["msg", "late"], last)
+    assert not committed_before(file, function, local, ["msg", "other"], last)
+    assert not committed_before(file, function, "ctx", ["msg"], last)  # only the pushed context's own adds
+    assert not committed_before(file, function, local, ["msg"], push.stmt)  # every commit follows the push

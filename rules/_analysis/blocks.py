@@ -6,7 +6,11 @@ which conditions stand between a block and a statement inside it.
     conditions_between(file, path, depth)    # "if x, in a loop at line 3", as text
     in_loop(file, stmt, function_node)       # a loop of the function holds the statement
     failure_blocks(file, path, start, whole_first)   # where a failure at path leaves early
+    failure_exits(file, path, start, whole_first, bound)   # those blocks as one list, and
+                                             # whether one can run before a `bound` statement
+    follows(file, function_node, earlier, later)   # "after", "else", "finally" or None
     ahead_in_block(earlier, later)           # earlier has run whenever later runs (paths)
+    hoist_point(file, path, start, inside, after)  # where code can move to run before path
     calls_after(file, stmt, functions, names)   # the calls that directly follow stmt
     body_start(file, function_node)          # where a `nonlocal` goes
     statement_holding(file, block, node)     # the statement of a block holding a node
@@ -19,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from rtlint.astnodes import walk
 
-from .index import FunctionNode, final_name, index
+from .index import FunctionNode, TryNode, final_name, index
+from .loops import runs_before
 from .paths import StatementPath, region, statement_at
 
 if TYPE_CHECKING:
@@ -109,6 +114,39 @@ def ahead_in_block(earlier: StatementPath, later: StatementPath) -> bool:
     return first == earlier and last != earlier
 
 
+def follows(file: FileContext, function: ast.AST, earlier: ast.AST, later: ast.stmt) -> str | None:
+    """How `later` follows `earlier` in one pass (`runs_before`): "after" (a later statement
+    of a block holding both), "else" or "finally" (of the try whose body holds `earlier`);
+    None otherwise (another branch, a handler of `earlier`'s own failure, a loop's `else:`,
+    one statement holding the other)."""
+    if not runs_before(file, function, earlier, later):
+        return None
+    a, b = file.path_of(index(file).statement_of(earlier)), file.path_of(later)
+    first, last = region(a, b)
+    if first != last:
+        return "after"  # two statements of one block
+    depth = len(first)
+    if depth in (len(a), len(b)):
+        return None
+    owner, fields = statement_at(file.tree, first), (a[depth][0], b[depth][0])
+    if isinstance(owner, TryNode) and fields[0] == "body" and fields[1] in ("orelse", "finalbody"):
+        return "else" if fields[1] == "orelse" else "finally"
+    return None
+
+
+def hoist_point(file: FileContext, path: StatementPath, start: int, inside: list[ast.stmt], after: list[ast.stmt]) -> StatementPath | None:
+    """Where code can move to run before the statement at `path`: the shallowest statement
+    on the way down to it (depth `start` or deeper) that stays inside each of `inside` met
+    on the way (lock regions) and has each of `after` ahead of it in its block."""
+    held = {id(s) for s in inside}
+    floor = max([start, *(d + 1 for d in range(start, len(path)) if id(statement_at(file.tree, path[: d + 1])) in held)])
+    ahead = [file.path_of(s) for s in after]
+    for depth in range(floor, len(path)):
+        if all(ahead_in_block(p, path[: depth + 1]) for p in ahead):
+            return path[: depth + 1]
+    return None
+
+
 def failure_blocks(file: FileContext, path: StatementPath, start: int, whole_first: bool) -> list[tuple[ast.stmt, list[StatementPath]]]:
     """For a statement at `path` that may fail: the blocks (first statements) that leave
     the statement at depth `start` after that failure without reaching its end, per try or
@@ -121,13 +159,21 @@ def failure_blocks(file: FileContext, path: StatementPath, start: int, whole_fir
         stmt = statement_at(file.tree, path[: depth + 1])
         if path[depth + 1][0] != "body":
             continue
-        if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if isinstance(stmt, TryNode):
             for handler in stmt.handlers:
                 whole = whole_first and depth == start
                 found.append((stmt, [file.path_of(handler.body[0])] if whole else leaving_blocks(file, handler.body, outer)))
         elif isinstance(stmt, _LOOPS) and stmt.orelse:
             found.append((stmt, leaving_blocks(file, stmt.orelse, outer)))
     return found
+
+
+def failure_exits(file: FileContext, path: StatementPath, start: int, whole_first: bool, bound: list[ast.stmt]) -> tuple[list[StatementPath], bool]:
+    """The blocks of `failure_blocks` as one list (each once), and whether one of them is a
+    handler of a try that holds a statement of `bound` (so it can run before that one has)."""
+    holders = [(holder, blocks) for holder, blocks in failure_blocks(file, path, start, whole_first) if blocks]
+    early = any(isinstance(h, TryNode) and h in index(file).ancestors(s) for h, _ in holders for s in bound)
+    return list(dict.fromkeys(p for _, blocks in holders for p in blocks)), early
 
 
 def calls_after(file: FileContext, stmt: ast.stmt, functions: set[str], names: set[str]) -> list[StatementPath]:

@@ -4,6 +4,8 @@
     flags_from(nodes, "L")               # Flag: a loop over L raising it, or any/all over L
     flag_in_guard(guard, "L", flags)     # the list-derived flag an `if` tests, else None
     marked_before(file, function, exit, name)  # `name = <truthy>` dominates the exit in its block
+    marks_every_exit(file, test, exits)  # the test uses a name marked before each exit
+    flag_operand(guard, flag)            # (the flag's expression in the test, under a `not`?)
     fresh("x", taken); names_in(function); attribute_read(function, names, candidates)
 """
 
@@ -147,6 +149,21 @@ def marked_before(file: FileContext, function: ast.AST, exit_stmt: ast.stmt, nam
     block = next((b for b in blocks if isinstance(b, list) and exit_stmt in b), [])
     g = graph(file, function)
     return any(assigns_marker(s, name) and g.dominates(s, exit_stmt) for s in block if s is not exit_stmt)
+
+
+def marks_every_exit(file: FileContext, test: ast.AST, exits: list[tuple[ast.AST, ast.stmt]]) -> bool:
+    """Whether `test` uses a name that is marked before every exit (a (function, exit
+    statement) pair): the exits are tracked already."""
+    used = {n.id for n in walk(test) if isinstance(n, ast.Name)}
+    return any(all(marked_before(file, f, e, name) for f, e in exits) for name in used)
+
+
+def flag_operand(guard: ast.If, flag: Flag) -> tuple[ast.AST, bool]:
+    """The expression of the guard's test that stands for the flag (its name, or the inline
+    scan), and whether it is negated (`not flag`)."""
+    node = flag.node if flag.name is None else next(n for n in walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name)
+    parent = parent_in(guard.test, node)
+    return node, isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
 
 
 def names_in(function: ast.AST) -> set[str]:

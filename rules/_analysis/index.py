@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rtlint.context import FileContext
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+TryNode = (ast.Try, getattr(ast, "TryStar", ast.Try))
 AnyFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _OPAQUE = (*FunctionNode, ast.ClassDef, ast.Lambda)  # bodies that are not the function's own
 

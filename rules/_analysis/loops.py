@@ -8,9 +8,11 @@ current item appended before this `break`", "does the commit follow the push". F
                                              # loop body holding both (cfg reaches_within;
                                              # else cfg precedes)
     runs_between(file, function_node, a, b, nodes)  # the nodes that can run between, one pass
+    names_bound_between(file, function_node, a, b)  # names (re)bound between, one pass
     assignments_reaching(file, function_node, name, use)  # its assignments that reach use
     early_exits(loop)                        # its breaks and returns, not the stream's end
     filling_loops(file, function_node)       # loops (nested functions too) adding to lists
+    abandoning_loops(file, function_node, "L")   # those filling L that leave early
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from rtlint.astnodes import children
 
 from .cfg import graph
-from .index import FunctionNode, Index, dotted, final_name, index, walk_function
+from .index import FunctionNode, Index, TryNode, dotted, final_name, index, walk_function
 from .values import ValueFlow
 
 if TYPE_CHECKING:
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
 
 Loop = (ast.For, ast.AsyncFor, ast.While)
 _STOPS = {"StopAsyncIteration", "StopIteration"}
-_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
 def common_loop(file: FileContext, a: ast.AST, b: ast.AST) -> ast.For | ast.AsyncFor | ast.While | None:
@@ -74,6 +75,12 @@ def runs_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, n
     return [n for n in nodes if runs_before(file, function, a, n) and runs_before(file, function, n, b)]
 
 
+def names_bound_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST) -> set[str]:
+    """The names (re)bound after `a` and before `b` in one pass."""
+    stores = [n for n in index(file).nodes(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return {n.id for n in runs_between(file, function, a, b, stores)}
+
+
 def assignments_reaching(file: FileContext, function: ast.AST, name: str, use: ast.AST) -> list[ast.stmt | None]:
     """The assignments (`=`, annotated, augmented) of `name` whose value reaches `use` and
     that run before it in one pass; None stands for a parameter."""
@@ -101,7 +108,7 @@ def early_exits(loop: ast.AST) -> Iterator[ast.stmt]:
 
 
 def _exit_children(node: ast.AST, depth: int, at_end: bool) -> list[tuple[ast.AST, int, bool]]:
-    if isinstance(node, _TRY):
+    if isinstance(node, TryNode):
         found = [(s, depth, at_end) for s in node.body]
         for handler in node.handlers:
             types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
@@ -196,6 +203,32 @@ def _filling_loop(node: ast.AST, scope: ast.AST, bound: set[str]) -> FillingLoop
     return FillingLoop(node, scope, target, stream, pull, adds, bound) if adds else None
 
 
+@dataclass
+class AbandoningLoop:
+    """A loop over a stream filling one list that can leave early, abandoning the rest."""
+
+    node: ast.For | ast.AsyncFor | ast.While
+    function: ast.AST  # the function the loop is in (the list's, or one nested in it)
+    target: str | None  # the variable holding the current item
+    stream: str | None  # a stream that can be drained
+    pull: ast.stmt | None  # `msg = await anext(stream)` in a while loop
+    appends: list[ast.AST]  # what adds to the list
+    exits: list[ast.stmt]
+
+
+def abandoning_loops(file: FileContext, function: ast.AST, name: str) -> list[AbandoningLoop]:
+    """The filling loops of `function` (nested functions sharing the list included) that add
+    to the list `name` and leave early. A `return` from `function` itself does not count:
+    it skips the code after the loop too, so nothing there misses the abandoned items."""
+    loops = []
+    for c in filling_loops(file, function):
+        if name in c.adds and name not in c.bindings:
+            exits = [e for e in early_exits(c.node) if not (isinstance(e, ast.Return) and c.scope is function)]
+            if exits:
+                loops.append(AbandoningLoop(c.node, c.scope, c.target, c.stream, c.pull, list(c.adds[name]), exits))
+    return loops
+
+
 def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     """Names a nested function binds itself (parameters, assignments): not the outer list."""
     args = function.args
@@ -203,4 +236,17 @@ def _own_names(function: ast.AST, own: list[ast.AST]) -> set[str]:
     return names | {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-__all__ = ["FillingLoop", "added_to", "assignments_reaching", "common_loop", "early_exits", "filling_loops", "runs_before", "runs_between", "stream_pull"]
+__all__ = [
+    "AbandoningLoop",
+    "FillingLoop",
+    "abandoning_loops",
+    "added_to",
+    "assignments_reaching",
+    "common_loop",
+    "early_exits",
+    "filling_loops",
+    "names_bound_between",
+    "runs_before",
+    "runs_between",
+    "stream_pull",
+]

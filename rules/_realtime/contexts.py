@@ -4,6 +4,7 @@ added to them before the push, and the statements that commit items to a local c
     contexts = pushed_contexts(file, function, push)   # {"ctx", "chat_ctx"}: sent, or copied from
     items = pushed_items(file, function, push, contexts)   # name -> Item
     commit_call(stmt)                                   # (local context, committed names) or None
+    committed_before(file, function, "self._ctx", ["msg"], stmt)   # such a commit runs before stmt
     pushed_source(file, function, statement, push)      # "self._agent._chat_ctx": what is sent
 """
 
@@ -15,7 +16,7 @@ from typing import Iterator
 
 from rtlint.astnodes import walk
 
-from .._analysis.index import dotted, final_name, walk_function
+from .._analysis.index import dotted, final_name, index, walk_function
 from .._analysis.loops import runs_before
 
 ADDERS = {"insert", "_upsert_item"}  # ctx.<adder>(item) / ctx.items.append(item)
@@ -152,6 +153,15 @@ def commit_call(stmt: ast.stmt) -> tuple[ast.AST, list[str]] | None:
     if isinstance(argument, (ast.List, ast.Tuple)) and argument.elts and all(isinstance(e, ast.Name) for e in argument.elts):
         return target, [e.id for e in argument.elts]
     return None
+
+
+def committed_before(file, function: ast.AST, local: str, names: list[str], stmt: ast.AST) -> bool:
+    """Whether a commit of (at least) `names` to the context `local` (dotted) can run before `stmt`."""
+    commits = [(node, commit_call(node)) for node in index(file).nodes(function)]
+    return any(
+        c is not None and dotted(c[0]) == local and set(names) <= set(c[1]) and runs_before(file, function, node, stmt)
+        for node, c in commits
+    )
 
 
 def pushed_source(file, function: ast.AST, holder: ast.stmt, push) -> str | None:
