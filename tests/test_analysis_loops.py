@@ -8,7 +8,7 @@ import textwrap
 
 from rtlint.context import FileContext
 from rtlint.rule import Settings
-from rules._analysis.blocks import (
+from rtlint.rules._analysis.blocks import (
     ahead_in_block,
     body_start,
     calls_after,
@@ -19,9 +19,9 @@ from rules._analysis.blocks import (
     leaving_blocks,
     statement_holding,
 )
-from rules._analysis.flags import empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marked_before, marks_every_exit
-from rules._analysis.index import index
-from rules._analysis.loops import (
+from rtlint.rules._analysis.flags import empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marked_before, marks_every_exit
+from rtlint.rules._analysis.index import index
+from rtlint.rules._analysis.loops import (
     abandoning_loops,
     assignments_reaching,
     early_exits,
@@ -30,7 +30,7 @@ from rules._analysis.loops import (
     runs_before,
     runs_between,
 )
-from rules._edits import removal_code
+from rtlint.rules._edits import removal_code
 
 
 def load(source: str) -> FileContext:

@@ -7,8 +7,8 @@ import textwrap
 
 from rtlint.context import FileContext
 from rtlint.settings import Settings
-from rules._realtime import OPTIONS, analyse
-from rules._realtime.contexts import commit_call, committed_before, pushed_contexts, pushed_items, pushed_source
+from rtlint.rules._realtime import OPTIONS, analyse
+from rtlint.rules._realtime.contexts import commit_call, committed_before, pushed_contexts, pushed_items, pushed_source
 
 
 def load(source: str) -> FileContext:
