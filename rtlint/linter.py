@@ -33,9 +33,9 @@ class RuleSet:
     def __init__(self, rule_classes: Sequence[type[Rule]], settings: Settings) -> None:
         self.settings = settings
         self.rules = [cls(settings) for cls in rule_classes]
-        self._tokens = {
-            rule.code: [tuple(_as_bytes(t) for t in group) for group in rule.required_tokens()] for rule in self.rules
-        }
+        self._tokens = _cheapest_first(
+            {rule.code: [tuple(_as_bytes(t) for t in group) for group in rule.required_tokens()] for rule in self.rules}
+        )
 
     def without(self, codes: Sequence[str]) -> RuleSet:
         if not codes:
@@ -47,21 +47,59 @@ class RuleSet:
         return copy
 
     def applicable(self, raw: bytes) -> list[Rule]:
-        """Rules whose required tokens all occur in the file (the cheap pre-filter)."""
-        return [
-            rule
-            for rule in self.rules
-            if all(any(_occurs(token, raw) for token in group) for group in self._tokens[rule.code])
-        ]
+        """Rules whose required tokens all occur in the file (the cheap pre-filter). Rules
+        share tokens (every rule needs the push method): each is looked for once."""
+        seen: dict[object, bool] = {}
+
+        def occurs(token) -> bool:
+            found = seen.get(token)
+            if found is None:
+                found = seen[token] = _occurs(token, raw)
+            return found
+
+        return [rule for rule in self.rules if all(any(occurs(token) for token in group) for group in self._tokens[rule.code])]
+
+
+def _cheapest_first(tokens: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
+    """Each rule's token groups (all must occur) and the tokens of a group (any may) in the
+    order that decides soonest: what many rules share first (looked for once per file, a
+    file without the push method is dismissed at once), substrings before patterns."""
+    from collections import Counter
+
+    groups = Counter(group for rule_groups in tokens.values() for group in set(rule_groups))
+    singles = Counter(token for group in groups.elements() for token in group)
+
+    def group_key(group: tuple) -> tuple:
+        return (-groups[group], any(not isinstance(t, bytes) for t in group))
+
+    def token_key(token) -> tuple:
+        return (not isinstance(token, bytes), -singles[token])
+
+    return {
+        code: [tuple(sorted(g, key=token_key)) for g in sorted(rule_groups, key=group_key)]
+        for code, rule_groups in tokens.items()
+    }
 
 
 def _as_bytes(token):
-    """A substring as bytes, or a compiled bytes pattern as it is."""
-    return token.encode() if isinstance(token, str) else token
+    """A substring as bytes; a compiled bytes pattern as it is; (substrings, pattern) with
+    the substrings as bytes."""
+    if isinstance(token, str):
+        return token.encode()
+    if isinstance(token, tuple):
+        hints, pattern = token
+        hints = (hints,) if isinstance(hints, (str, bytes)) else hints
+        return (tuple(h.encode() if isinstance(h, str) else h for h in hints), pattern)
+    return token
 
 
 def _occurs(token, raw: bytes) -> bool:
-    return token in raw if isinstance(token, bytes) else token.search(raw) is not None
+    if isinstance(token, bytes):
+        return token in raw
+    if isinstance(token, tuple):  # the pattern only where one of its substrings is
+        hints, pattern = token
+        return any(h in raw for h in hints) and pattern.search(raw) is not None
+    return token.search(raw) is not None
 
 
 def lint_text(

@@ -46,8 +46,10 @@ class Rule:
     def required_tokens(self) -> list[tuple[Any, ...]]:
         """What a file must contain for the rule to match, checked on its raw bytes before
         anything is parsed: each tuple lists alternatives of which the file must contain one
-        (a substring, or a compiled bytes pattern; put a cheap substring group first, the
-        groups are checked in order). An empty list means "parse every file"."""
+        (a substring; a compiled bytes pattern; or a pair (substrings, pattern): the pattern
+        is searched only in a file holding one of the substrings, which every match of it
+        contains). The engine looks for each token once per file, shared tokens and
+        substrings first. An empty list means "parse every file"."""
         return []
 
     def check(self, file: FileContext) -> Iterable[Finding]:

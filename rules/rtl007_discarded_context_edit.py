@@ -121,10 +121,10 @@ async def f(agent, text):
         arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
         names = b"|".join(re.escape(n.encode()) for n in copying)
         methods = b"|".join(re.escape(m.encode()) for m in pushes)
-        shapes = (
-            re.compile(rb"\.\s*copy\s*" + arguments + edit),
-            re.compile(rb"\.\s*(?:" + names + rb")" + edit),
-            re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit),
+        shapes = (  # each searched only where its name is (the regex scans every dot)
+            ("copy", re.compile(rb"\.\s*copy\s*" + arguments + edit)),
+            (copying, re.compile(rb"\.\s*(?:" + names + rb")" + edit)),
+            (pushes, re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit)),
         )
         return [("copy", *copying, *pushes), shapes]
 
