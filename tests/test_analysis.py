@@ -290,6 +290,29 @@ def test_async_for_and_async_with_are_await_points() -> None:
     assert kinds == ["async-with-enter", "async-with-exit", "async-for"]
 
 
+def test_a_comprehension_runs_in_place_its_iterable_first() -> None:
+    file = load(
+        """
+        async def f(s, outputs, more):
+            x = s.chat_ctx
+            done = {o.key: await o.wait() for o in outputs if o.ready for p in more}
+            await s.update_chat_ctx(x)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    snapshot = next(n for n in ast.walk(file.tree) if isinstance(n, ast.Attribute) and n.attr == "chat_ctx")
+    push = calls(file.tree, "update_chat_ctx")[0]
+    # every point has a position (an ast.comprehension has none and is no point)
+    everything = g.may_run_between(snapshot, push, lambda point: True)
+    assert all(hasattr(p.node, "lineno") for unit in g.points for p in unit)
+    comprehension = next(n for n in ast.walk(file.tree) if isinstance(n, ast.DictComp))
+    order = [ast.unparse(p.node) for p in g.points[g.locate(comprehension).unit] if p.node in set(ast.walk(comprehension))]
+    # the first iterable, then per pass the target, the condition, the next generator, the key and value
+    assert order.index("outputs") < order.index("o") < order.index("o.ready") < order.index("more") < order.index("p")
+    assert order.index("p") < order.index("o.key") < order.index("await o.wait()") < order.index(ast.unparse(comprehension))
+    assert [ast.unparse(p.node) for p in everything if is_await(p)] == ["await o.wait()"]
+
+
 def test_nested_functions_have_their_own_graph() -> None:
     file = load(
         """

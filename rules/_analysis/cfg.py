@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _SCOPES = (*FunctionNode, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 # shared singletons of the tree that are not evaluated themselves
 _NOT_EVALUATED = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
 
@@ -428,8 +429,12 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
         return [x for x in (node.value, node.target) if x is not None]
     if isinstance(node, ast.NamedExpr):
         return [node.value, node.target]
-    if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        return [*node.generators, *[x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]]
+    if isinstance(node, _COMPREHENSIONS):
+        # the comprehension's own scope runs in place, pass after pass: each generator's
+        # iterable, then its target and conditions, then the element (an ast.comprehension
+        # has no position: it is no point of its own, its parts are)
+        parts = [x for g in node.generators for x in (g.iter, g.target, *g.ifs)]
+        return parts + [x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]
     return [c for c in children(node) if not isinstance(c, _NOT_EVALUATED)]
 
 
