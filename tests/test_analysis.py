@@ -562,6 +562,37 @@ def test_an_abrupt_exit_through_a_with_or_finally_goes_where_it_leads() -> None:
     assert kinds == ["async-with-exit"]
 
 
+def test_a_raise_through_a_with_in_a_loop_leaves_the_loop() -> None:
+    file = load(
+        """
+        async def f(s, lock, items):
+            for item in items:
+                async with lock:
+                    a = s.chat_ctx
+            for item in items:
+                async with lock:
+                    if item:
+                        break
+                    d = s.chat_ctx
+            await s.update_chat_ctx(a)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    first, second, push = file.tree.body[0].body
+    a, d = first.body[0].body[0], second.body[0].body[1]
+
+    def abrupt_exit_of_lock(inside: ast.AST) -> int:
+        return next(
+            u for u in g.successors[g.locate(inside).unit]
+            if any(p.kind == "async-with-exit" for p in g.points[u]) and g.exit in g.successors[u]
+        )
+
+    # only a raise leaves the first lock's block abruptly, and it leaves the loop too
+    assert g.successors[abrupt_exit_of_lock(a)] == {g.exit}
+    # a `break` through the lock's exit goes on after the loop
+    assert g.statement_unit[id(push)] in g.successors[abrupt_exit_of_lock(d)]
+
+
 def test_definitions_in_a_finally_reach_along_its_abrupt_exit() -> None:
     file = load(
         """
