@@ -405,6 +405,25 @@ def test_origins_killed_by_rebinding_but_not_in_a_branch() -> None:
     assert flow.origins(push_argument(file, 1)) == frozenset()
 
 
+def test_a_comprehension_variable_is_its_own_not_the_functions() -> None:
+    file = load(
+        """
+        async def f(s, others):
+            ctx = s.chat_ctx.copy()
+            await s.update_chat_ctx([ctx.copy() for ctx in others])
+            await s.update_chat_ctx([ctx for _ in [ctx]])
+            await s.update_chat_ctx([x for x in ctx.items if ctx])
+        """
+    )
+    flow = flow_of(file, "f")
+    shadowing, using, iterating = (push_argument(file, n) for n in range(3))
+    # `ctx` in the element is the comprehension's target, not the snapshot
+    assert flow.origins(shadowing.elt) == frozenset() and flow.origins(shadowing) == frozenset()
+    # the function's `ctx` inside a comprehension, and its first iterable, are the snapshot
+    assert flow.origins(using.elt) == {3} and flow.origins(iterating) == {3}
+    assert flow.origins(iterating.generators[0].ifs[0]) == {3}
+
+
 def test_origins_around_a_loop_back_edge() -> None:
     file = load(
         """
