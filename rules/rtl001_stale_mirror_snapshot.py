@@ -133,12 +133,19 @@ class A:
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
+        planned = []
         for stale in stale_snapshots(module):
-            function = stale.snapshot.function
             first, last, held = _region(module, stale)
-            plan = _lockfix.plan(module, function, first, last)
+            plan = _lockfix.plan(module, stale.snapshot.function, first, last)
             if not held:  # a lock around no block would stay held from the snapshot to the push
                 plan = dataclasses.replace(plan, applicability=None, reason=_NO_REGION)
+            planned.append((stale, plan))
+        for stale, plan in planned:
+            function = stale.snapshot.function
+            outer = _enclosing_fix(plan, [(s, p) for s, p in planned if p is not plan])
+            if outer is not None:  # both fixes in one pass would nest the lock: a deadlock
+                reason = f"the fix of the snapshot at line {outer.snapshot.node.lineno} holds the lock over it"
+                plan = dataclasses.replace(plan, applicability=None, reason=reason)
             yield self.report(
                 file, stale.snapshot.node, _message(stale, function, module, plan.lock_expression, plan.applicability),
                 plan=plan, symbol=function.qualname,
@@ -162,6 +169,20 @@ def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, Statem
         first = last = module.path(loop)
         statements = [loop]
     return first, last, True
+
+
+def _enclosing_fix(plan: _lockfix.LockPlan, others: list[tuple[StaleSnapshot, _lockfix.LockPlan]]) -> StaleSnapshot | None:
+    """The finding whose fix puts the same lock around a block holding this plan's region
+    deeper down (the editor lifts only an `async with` of the lock at the top of a region)."""
+    k = len(plan.first)
+    for stale, other in others:
+        if other.applicability is None or other.lock_expression != plan.lock_expression or len(other.first) >= k:
+            continue
+        depth = len(other.first)
+        step, low, high = plan.first[depth - 1], other.first[-1], other.last[-1]
+        if plan.first[: depth - 1] == other.first[:-1] and step[:-1] == low[:-1] and low[-1] <= step[-1] <= high[-1]:
+            return stale
+    return None
 
 
 def _held_throughout(g: Graph, snapshot: ast.AST, pushes: list[ast.AST], statements: list[ast.stmt]) -> bool:

@@ -290,6 +290,29 @@ def test_async_for_and_async_with_are_await_points() -> None:
     assert kinds == ["async-with-enter", "async-with-exit", "async-for"]
 
 
+def test_a_comprehension_runs_in_place_its_iterable_first() -> None:
+    file = load(
+        """
+        async def f(s, outputs, more):
+            x = s.chat_ctx
+            done = {o.key: await o.wait() for o in outputs if o.ready for p in more}
+            await s.update_chat_ctx(x)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    snapshot = next(n for n in ast.walk(file.tree) if isinstance(n, ast.Attribute) and n.attr == "chat_ctx")
+    push = calls(file.tree, "update_chat_ctx")[0]
+    # every point has a position (an ast.comprehension has none and is no point)
+    everything = g.may_run_between(snapshot, push, lambda point: True)
+    assert all(hasattr(p.node, "lineno") for unit in g.points for p in unit)
+    comprehension = next(n for n in ast.walk(file.tree) if isinstance(n, ast.DictComp))
+    order = [ast.unparse(p.node) for p in g.points[g.locate(comprehension).unit] if p.node in set(ast.walk(comprehension))]
+    # the first iterable, then per pass the target, the condition, the next generator, the key and value
+    assert order.index("outputs") < order.index("o") < order.index("o.ready") < order.index("more") < order.index("p")
+    assert order.index("p") < order.index("o.key") < order.index("await o.wait()") < order.index(ast.unparse(comprehension))
+    assert [ast.unparse(p.node) for p in everything if is_await(p)] == ["await o.wait()"]
+
+
 def test_nested_functions_have_their_own_graph() -> None:
     file = load(
         """
@@ -380,6 +403,25 @@ def test_origins_killed_by_rebinding_but_not_in_a_branch() -> None:
     flow = flow_of(file, "f")
     assert flow.origins(push_argument(file, 0)) == {3}
     assert flow.origins(push_argument(file, 1)) == frozenset()
+
+
+def test_a_comprehension_variable_is_its_own_not_the_functions() -> None:
+    file = load(
+        """
+        async def f(s, others):
+            ctx = s.chat_ctx.copy()
+            await s.update_chat_ctx([ctx.copy() for ctx in others])
+            await s.update_chat_ctx([ctx for _ in [ctx]])
+            await s.update_chat_ctx([x for x in ctx.items if ctx])
+        """
+    )
+    flow = flow_of(file, "f")
+    shadowing, using, iterating = (push_argument(file, n) for n in range(3))
+    # `ctx` in the element is the comprehension's target, not the snapshot
+    assert flow.origins(shadowing.elt) == frozenset() and flow.origins(shadowing) == frozenset()
+    # the function's `ctx` inside a comprehension, and its first iterable, are the snapshot
+    assert flow.origins(using.elt) == {3} and flow.origins(iterating) == {3}
+    assert flow.origins(iterating.generators[0].ifs[0]) == {3}
 
 
 def test_origins_around_a_loop_back_edge() -> None:
@@ -537,6 +579,37 @@ def test_an_abrupt_exit_through_a_with_or_finally_goes_where_it_leads() -> None:
     assert g.precedes(early, body[1]) is False and g.precedes(late, body[1].finalbody[0])
     kinds = [p.kind for p in g.may_run_between(body[0].body[0], push, is_await)]
     assert kinds == ["async-with-exit"]
+
+
+def test_a_raise_through_a_with_in_a_loop_leaves_the_loop() -> None:
+    file = load(
+        """
+        async def f(s, lock, items):
+            for item in items:
+                async with lock:
+                    a = s.chat_ctx
+            for item in items:
+                async with lock:
+                    if item:
+                        break
+                    d = s.chat_ctx
+            await s.update_chat_ctx(a)
+        """
+    )
+    g = graph(file, function(file, "f"))
+    first, second, push = file.tree.body[0].body
+    a, d = first.body[0].body[0], second.body[0].body[1]
+
+    def abrupt_exit_of_lock(inside: ast.AST) -> int:
+        return next(
+            u for u in g.successors[g.locate(inside).unit]
+            if any(p.kind == "async-with-exit" for p in g.points[u]) and g.exit in g.successors[u]
+        )
+
+    # only a raise leaves the first lock's block abruptly, and it leaves the loop too
+    assert g.successors[abrupt_exit_of_lock(a)] == {g.exit}
+    # a `break` through the lock's exit goes on after the loop
+    assert g.statement_unit[id(push)] in g.successors[abrupt_exit_of_lock(d)]
 
 
 def test_definitions_in_a_finally_reach_along_its_abrupt_exit() -> None:

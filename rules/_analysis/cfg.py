@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _SCOPES = (*FunctionNode, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 # shared singletons of the tree that are not evaluated themselves
 _NOT_EVALUATED = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
 
@@ -209,7 +210,7 @@ class Graph:
             self._synthetic(normal, stmt, "async-with-exit")
             self._synthetic(abrupt, stmt, "async-with-exit")
         self._edge(normal, follow)
-        self._exits_through(abrupt)
+        self._exits_through(abrupt, _loop_exits(stmt.body))
         self._frames.append(_Frame("finally", abrupt))
         self._raise_to.append([abrupt])
         body = self._block(stmt.body, normal)
@@ -223,15 +224,19 @@ class Graph:
 
     _asyncwith = _with
 
-    def _exits_through(self, cleanup_end: int) -> None:
+    def _exits_through(self, cleanup_end: int, leaves: set[str]) -> None:
         """A cleanup (finally, with exit) also ends an abrupt exit: onwards to the next
-        cleanup or the loop targets, and out of the function."""
+        cleanup, to the loop's targets for the `continue`s and `break`s that `leaves` says
+        its block has, and out of the function (a raise or return). A raise goes on to no
+        loop target: the loop is left too."""
         for frame in reversed(self._frames):
             if frame.kind == "finally":
                 self._edge(cleanup_end, frame.target)
                 return
-            self._edge(cleanup_end, frame.target)
-            self._edge(cleanup_end, frame.after)
+            if "continue" in leaves:
+                self._edge(cleanup_end, frame.target)
+            if "break" in leaves:
+                self._edge(cleanup_end, frame.after)
             break
         self._edge(cleanup_end, self.exit)
 
@@ -241,7 +246,7 @@ class Graph:
             # exit, on to where that exit leads (the first copy names the statements)
             normal, abrupt = self._unit(), self._unit()
             self._edge(normal, follow)
-            self._exits_through(abrupt)
+            self._exits_through(abrupt, _loop_exits([*stmt.body, *stmt.handlers, *stmt.orelse]))
             final = self._block(stmt.finalbody, normal)
             abrupt_final = self._block(stmt.finalbody, abrupt)
             self._frames.append(_Frame("finally", abrupt_final))
@@ -428,9 +433,29 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
         return [x for x in (node.value, node.target) if x is not None]
     if isinstance(node, ast.NamedExpr):
         return [node.value, node.target]
-    if isinstance(node, (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)):
-        return [*node.generators, *[x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]]
+    if isinstance(node, _COMPREHENSIONS):
+        # the comprehension's own scope runs in place, pass after pass: each generator's
+        # iterable, then its target and conditions, then the element (an ast.comprehension
+        # has no position: it is no point of its own, its parts are)
+        parts = [x for g in node.generators for x in (g.iter, g.target, *g.ifs)]
+        return parts + [x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]
     return [c for c in children(node) if not isinstance(c, _NOT_EVALUATED)]
+
+
+def _loop_exits(statements: list[ast.AST]) -> set[str]:
+    """"break"/"continue" when a statement of `statements` leaves them by one (not one of a
+    loop inside them, nor of a nested function)."""
+    found: set[str] = set()
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            found.add(type(node).__name__.lower())
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)  # its body's exits are its own; its else's leave it
+        elif not isinstance(node, _SCOPES):
+            stack.extend(c for c in children(node) if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case)))
+    return found
 
 
 def _reach(start: int, edges: list[set[int]], avoid: frozenset[int] = frozenset()) -> frozenset[int]:

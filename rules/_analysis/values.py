@@ -67,6 +67,7 @@ class ValueFlow:
         self.outer = outer
         self.definitions: list[Definition] = []
         self.by_name: dict[str, list[Definition]] = {}
+        self._comprehension_names = _comprehension_names(function)
         self._collect()
         self._reaching_in = self._reaching()
         self._solve()
@@ -164,7 +165,10 @@ class ValueFlow:
         return current
 
     def reaching(self, name: str, use: ast.AST) -> list[Definition]:
-        """The definitions of `name` that can reach `use`."""
+        """The definitions of `name` that can reach `use` (none for a comprehension's own
+        variable: its scope binds it)."""
+        if id(use) in self._comprehension_names:
+            return []
         if id(use) not in self.graph.point_of:  # not in the graph (inside a lambda): any definition
             return list(self.by_name.get(name, ()))
         current: set[int] = set()
@@ -233,6 +237,21 @@ def _element(value: ast.AST | None, target: ast.Tuple | ast.List, element: ast.A
         if not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts)):
             return value.elts[target.elts.index(element)]
     return None
+
+
+def _comprehension_names(function: ast.AST) -> set[int]:
+    """The uses of names that a comprehension of `function` binds in its own scope (its
+    targets), everywhere in it but its first iterable (evaluated in the function's scope)."""
+    found: set[int] = set()
+    for node in walk_function(function):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            bound = {n.id for g in node.generators for n in _names(g.target)}
+            outside = set(map(id, walk(node.generators[0].iter)))
+            found.update(
+                id(n) for n in walk(node)
+                if isinstance(n, ast.Name) and n.id in bound and id(n) not in outside
+            )
+    return found
 
 
 def _names(target: ast.AST) -> Iterator[ast.Name]:
