@@ -120,22 +120,19 @@ class Suppressions:
 
 def _token_range(lines: list[str], statement: tuple[int, int], line: int) -> tuple[int, int] | None:
     """flake8's noqa line range holding `line`, from the tokens of the statement's lines
-    (flake8.processor's _noqa_line_mapping: the lines between two NL/NEWLINE tokens)."""
+    alone (noqa.token_ranges, the ranges `--add-noqa` writes to)."""
+    from rtlint.noqa import NoqaError, token_ranges  # (noqa imports this module)
+
     first, last = statement
-    source = "".join(lines[first - 1 : last])
-    low, high = len(lines) + 2, -1
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
-                continue
-            low, high = min(low, token.start[0] + first - 1), max(high, token.end[0] + first - 1)
-            if token.type in (tokenize.NL, tokenize.NEWLINE):
-                if low <= line <= high:
-                    return (low, high) if high > low else None
-                low, high = len(lines) + 2, -1
-    except (tokenize.TokenError, SyntaxError):  # a fragment the tokenizer refuses
+        ranges = token_ranges("".join(lines[first - 1 : last]))
+    except NoqaError:  # a fragment the tokenizer refuses
         raise _Untokenizable from None
-    return (low, high) if low <= line <= high and high > low else None
+    for found in ranges:
+        low, high = found.first + first - 1, found.last + first - 1
+        if low <= line <= high:
+            return (low, high) if high > low else None
+    return None
 
 
 class _Untokenizable(Exception):
