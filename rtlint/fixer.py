@@ -71,12 +71,12 @@ def keep_original_bytes(text: str, module, rendered: str) -> str | None:
     return result
 
 
-def _render(editor, text: str, tree, fit=None) -> tuple[object, str | None]:
-    """(the edited tree, the edited text): the changed statements spliced into `text`, or
-    failing that (LibCST's code does not line up with the text) the whole module rendered
-    with the untouched lines taken from `text`; the text is None when neither can be done.
-    `fit(new, old)` rewrites each spliced region (line length); a whole render is not
-    fitted, and says so by setting `fit.used` to False.
+def _render(editor, text: str, tree, fit=None) -> tuple[object, str | None, bool]:
+    """(the edited tree, the edited text, whether `fit` shaped it): the changed statements
+    spliced into `text`, each region rewritten by `fit(new, old)` (line length) if given;
+    or failing that (LibCST's code does not line up with the text) the whole module
+    rendered with the untouched lines taken from `text`, which `fit` has not seen; the text
+    is None when neither can be done.
     Raises NeedsDefinitions when the editor's tree is a skeleton that lacks what is needed."""
     from rtlint.skeleton import NeedsDefinitions
     from rtlint.splice import CannotSplice, spliced
@@ -84,14 +84,13 @@ def _render(editor, text: str, tree, fit=None) -> tuple[object, str | None]:
     skeleton = editor.skeleton
     if tree is not None:
         try:
-            return spliced(editor, text, tree, fit)
+            return (*spliced(editor, text, tree, fit), fit is not None)
         except CannotSplice:
-            if fit is not None:
-                fit.used = False  # regions fitted before the splice gave up are not in the result
+            pass
     if skeleton is not None and skeleton.stubs:
         raise NeedsDefinitions(skeleton.stubs.values())  # a whole-module render needs every function
     edited = editor.result()
-    return edited, keep_original_bytes(text, editor.module, edited.code)
+    return edited, keep_original_bytes(text, editor.module, edited.code), False
 
 
 def build_fix(
@@ -116,25 +115,17 @@ def build_fix(
         from rtlint.wrap import fit_region
 
         unit = getattr(skeleton.module, "default_indent", "    ")
-        fit = _RegionFit(lambda new, old: fit_region(old, new, line_length, unit))
-    _, rendered = _render(editor, text, tree, fit)
+
+        def fit(new: str, old: str) -> str:
+            return fit_region(old, new, line_length, unit)
+
+    _, rendered, fitted = _render(editor, text, tree, fit)
     if rendered is None:
         return None
-    if line_length is not None and not fit.used:  # rendered whole, not spliced: fit it whole
+    if line_length is not None and not fitted:  # rendered whole, not spliced: fit it whole
         rendered = _fitted(text, rendered, line_length, skeleton.module)[0]
     edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
-
-
-class _RegionFit:
-    """The splice's line-length hook, noting whether the splice used it."""
-
-    def __init__(self, fit) -> None:
-        self.fit, self.used = fit, False
-
-    def __call__(self, new: str, old: str) -> str:
-        self.used = True
-        return self.fit(new, old)
 
 
 def attach_fixes(
@@ -327,7 +318,7 @@ def _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_tim
         return [], None, current
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
-        edited, candidate = _render(editor, current, tree)
+        edited, candidate, _ = _render(editor, current, tree)
     except RecursionError:
         return f"{codes} fix not applied: {_TOO_DEEP}"
     except NeedsDefinitions:

@@ -11,7 +11,8 @@ import pytest
 
 from rtlint import api
 from rtlint.config import Config
-from rtlint.fixer import _RegionFit, attach_fixes
+from rtlint import fixer
+from rtlint.fixer import attach_fixes
 from rtlint.linter import RuleSet
 
 from .wheels import agent_activity
@@ -30,11 +31,12 @@ def test_region_fit_equals_whole_text_fit(version: str, monkeypatch: pytest.Monk
     text = agent_activity(version).read_text(encoding="utf-8")
     regional = _edits(text, 100)
 
-    def whole_text_only(self, new: str, old: str) -> str:
-        self.used = False  # as if the module had been rendered whole: fitted as one text
-        return new
+    render = fixer._render
 
-    monkeypatch.setattr(_RegionFit, "__call__", whole_text_only)
+    def whole_text_only(editor, text, tree, fit=None):
+        return render(editor, text, tree)  # no region fitting: the whole text is fitted after
+
+    monkeypatch.setattr(fixer, "_render", whole_text_only)
     whole = _edits(text, 100)
     assert regional == whole
     assert len(regional) >= 3
