@@ -36,25 +36,20 @@ def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, Statement
         node, path = stack.pop()
         if type(node) not in _WITH_BLOCKS:
             continue  # most statements hold none (checked by type: this runs on every one)
-        children: list[tuple[ast.stmt, StatementPath]] = []
-        for field in _BLOCK_FIELDS:
-            for index, child in enumerate(getattr(node, field, None) or ()):
-                if isinstance(child, ast.stmt):
-                    children.append((child, path + ((field, index),)))
-        for h, handler in enumerate(getattr(node, "handlers", None) or ()):
-            for index, child in enumerate(handler.body):
-                children.append((child, path + (("handlers", h, index),)))
-        for c, case in enumerate(getattr(node, "cases", None) or ()):
-            for index, child in enumerate(case.body):
-                children.append((child, path + (("cases", c, index),)))
+        children: list[tuple[ast.stmt, StatementPath]] = [
+            (child, path + ((*step, index),))
+            for step, block in _blocks(node)
+            for index, child in enumerate(block)
+            if isinstance(child, ast.stmt)
+        ]
         for child, child_path in children:
             yield child, child_path
         stack.extend(reversed(children))
 
 
 def _blocks(node: ast.AST) -> Iterator[tuple[tuple[Any, ...], list[ast.stmt]]]:
-    """The statement lists of a node, with the path step of their first statement (the
-    same steps as iter_statement_paths)."""
+    """The statement lists of a node, each with the path step its statements extend with
+    their index: ("body",), ("orelse",), ("finalbody",), ("handlers", h), ("cases", c)."""
     for field in _BLOCK_FIELDS:
         block = getattr(node, field, None)
         if isinstance(block, list):
