@@ -120,9 +120,7 @@ def open_folder(path: str, create: bool) -> tuple[int, bool] | None:
         try:
             # missing parents are made, as ruff's --cache-dir does (without them every run
             # silently went uncached); only the cache folder itself is checked for a symlink
-            parent = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(parent):
-                os.makedirs(parent, 0o755, exist_ok=True)
+            os.makedirs(os.path.dirname(os.path.abspath(path)), 0o755, exist_ok=True)
             os.mkdir(path, 0o755)
             created = True
         except FileExistsError:
