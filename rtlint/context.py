@@ -143,11 +143,16 @@ class FileContext:
 
 
 class FixContext:
-    """What a rule's fix works on: the file's LibCST tree and the editor that records the
-    fix's edits (shared by the fixes of one pass, so they are applied together)."""
+    """What a rule's fix works on: the editor that records the fix's edits (shared by the
+    fixes of one pass, so they are applied together). The editor is LibCST's
+    (rtlint.cstedit) or, where the text suffices, rtlint.textedit's, whose `module` and
+    node-level edits raise NeedsTree so that the pass goes to LibCST."""
 
     def __init__(self, text: str, settings: Settings, editor: Editor) -> None:
         self.text: str = text
         self.settings: Settings = settings
         self.editor: Editor = editor
-        self.module: libcst.Module = editor.module
+
+    @property
+    def module(self) -> libcst.Module:
+        return self.editor.module

@@ -12,6 +12,8 @@ from typing import Any, Callable, Sequence, Union
 
 import libcst as cst
 
+from rtlint.editlog import CannotFix, EditLog
+
 Block = Union[cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite]
 
 
@@ -108,45 +110,26 @@ def locate(module: cst.Module, path: Sequence[tuple[Any, ...]], check: Callable[
     return located
 
 
-class CannotFix(Exception):
-    """The fix cannot be built on this tree; the message says why."""
-
-
-class Editor:
+class Editor(EditLog):
     """Collects edits against original nodes; `result()` applies them in one pass that only
     descends along the paths to edited nodes (a whole-tree visit of a big file costs
-    seconds). Several fixes can share an editor: `begin()` starts one fix's edits, and an
-    edit that overlaps another fix's raises CannotFix, after which `rollback()` drops it."""
+    seconds). Several fixes can share an editor (see rtlint.editlog)."""
+
+    textual = False
 
     def __init__(self, module: cst.Module, skeleton: Any = None) -> None:
+        super().__init__()
         self.module = module
         self.skeleton = skeleton  # rtlint.skeleton.Skeleton when functions are stubbed
-        self._edits: dict[int, list[tuple[int, Callable[[Any], Any]]]] = {}
-        self._block_ops: dict[int, list[tuple[int, int, int, Callable[[list[Any]], list[Any]]]]] = {}
         self._spine: dict[int, int] = {id(module): 1}  # id -> how many edits need it
-        self._fix = 0  # the fix whose edits are being recorded
-        self._log: list[tuple[str, Any]] = []  # for rollback
-        self._inserts: dict[int, set[tuple[int, int, str]]] = {}
 
-    def begin(self) -> None:
-        self._fix += 1
-        self._log = []
+    def _undo(self, kind: str, value: Any) -> None:
+        if kind == "spine":
+            self._spine[value] -= 1
+            if not self._spine[value]:
+                del self._spine[value]
 
-    def rollback(self) -> None:
-        for kind, value in reversed(self._log):
-            if kind == "edit":
-                self._edits[value].pop()
-            elif kind == "block":
-                self._block_ops[value].pop()
-            elif kind == "insert":
-                self._inserts[value[0]].discard(value[1])
-            elif kind == "spine":
-                self._spine[value] -= 1
-                if not self._spine[value]:
-                    del self._spine[value]
-        self._log = []
-
-    def _need(self, chain: Sequence[Any]) -> None:
+    def _needs(self, chain: Sequence[Any]) -> None:
         for node in chain:
             self._spine[id(node)] = self._spine.get(id(node), 0) + 1
             self._log.append(("spine", id(node)))
@@ -168,40 +151,18 @@ class Editor:
     # -- edits ------------------------------------------------------------------------
     def replace(self, located: Located, change: Callable[[Any], Any]) -> None:
         """Replace the located statement by change(updated statement)."""
-        node = located.node
-        for owner, _ in self._edits.get(id(node), ()):
-            if owner != self._fix:
-                raise CannotFix("another fix edits this statement")
-        self._edits.setdefault(id(node), []).append((self._fix, change))
-        self._log.append(("edit", id(node)))
-        self._need(located.chain)
+        self._record_edit(id(located.node), change, located.chain)
 
     def _block_op(
         self, located: Located, start: int, stop: int, op: Callable[[list[Any]], list[Any]], same_as: str | None = None
     ) -> None:
-        """Record `op` on statements [start, stop) of the located statement's block. `same_as`
-        identifies an insertion, so that two fixes inserting the same line (an import, the
-        lock in __init__) share it instead of conflicting."""
+        """Record `op` on statements [start, stop) of the located statement's block."""
         if located.block is None:
             raise CannotFix("the statement is an elif branch")
         if located.shares_line:
             raise CannotFix("the statement shares its line with others (';')")
-        ops = self._block_ops.setdefault(id(located.block), [])
-        if same_as is not None and (start, stop, same_as) in self._inserts.get(id(located.block), set()):
-            return
-        for owner, other_start, other_stop, _ in ops:
-            touching = start < other_stop and other_start < stop
-            same_place = start == stop == other_start == other_stop
-            # one fix may insert at either edge of its own range; another fix may not
-            edge = owner != self._fix and (start == stop and other_start <= start <= other_stop or other_start == other_stop and start <= other_start <= stop)
-            if touching or same_place or edge:
-                raise CannotFix("two edits overlap")
-        ops.append((self._fix, start, stop, op))
-        self._log.append(("block", id(located.block)))
-        if same_as is not None:
-            self._inserts.setdefault(id(located.block), set()).add((start, stop, same_as))
-            self._log.append(("insert", (id(located.block), (start, stop, same_as))))
-        self._need(located.chain[: located.chain.index(located.line)] if located.line in located.chain else located.chain)
+        chain = located.chain[: located.chain.index(located.line)] if located.line in located.chain else located.chain
+        self._record_block_op(id(located.block), start, stop, op, same_as, chain)
 
     def insert_before(self, located: Located, statements: Sequence[cst.BaseStatement]) -> None:
         code = "".join(self.code(s) for s in statements)
@@ -285,10 +246,6 @@ class Editor:
             ]
 
         self._block_op(first, first.index, last.index + 1, op)
-
-    @property
-    def empty(self) -> bool:
-        return not any(self._edits.values()) and not any(self._block_ops.values())
 
     def result(self) -> cst.Module:
         return self.applied().module

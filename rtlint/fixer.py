@@ -128,6 +128,41 @@ def build_fix(
     return Fix(finding.fixable, edits) if edits else None
 
 
+_NEEDS_TREE = object()
+
+
+def _text_fix(rule: Rule, finding: Finding, text: str, tree, settings: Settings, line_length: int | None):
+    """build_fix made by the text editor, or _NEEDS_TREE when it cannot be made there."""
+    from rtlint.editlog import CannotFix
+    from rtlint.textedit import NeedsTree, TextEditor
+
+    if finding.fixable is None:
+        return None
+    try:
+        editor = TextEditor(text, tree)
+        editor.begin()
+        try:
+            rule.fix(finding, FixContext(text, settings, editor))
+        except CannotFix:
+            return None
+        if editor.empty:
+            return None
+        fit = None
+        if line_length is not None:
+            from rtlint.wrap import fit_region
+
+            def fit(new: str, old: str) -> str:
+                return fit_region(old, new, line_length, editor.unit)
+
+        rendered = editor.rendered(fit)
+    except NeedsTree:
+        return _NEEDS_TREE
+    except Exception:  # the LibCST path reports it as it always has
+        return _NEEDS_TREE
+    edits = diff_edits(text, rendered)
+    return Fix(finding.fixable, edits) if edits else None
+
+
 def attach_fixes(
     findings: Sequence[Finding],
     text: str,
@@ -151,6 +186,17 @@ def attach_fixes(
             tree = parse(text, "<fix>")
         except ParseError:
             tree = None
+    if tree is not None:  # the edits that need no LibCST tree, made on the text
+        left = []
+        for finding in wanted:
+            fix = _text_fix(by_code[finding.code], finding, text, tree, settings, line_length)
+            if fix is _NEEDS_TREE:
+                left.append(finding)
+            else:
+                finding.fix = fix
+        wanted = left
+        if not wanted:
+            return
     keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)]) if tree else None
     skeleton = module
     for finding in wanted:
@@ -182,9 +228,11 @@ def fix_text(
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are applied together in one transform; the
-    others wait for the next pass, re-detected on the new text. The file is parsed by LibCST
-    once: a pass edits the tree the pass before it left, and only the statements it changed
-    are generated and spliced into the text (`tree` is the `ast` tree of `text`, if known).
+    others wait for the next pass, re-detected on the new text. A pass is made on the text
+    itself (rtlint.textedit) where that can make all its fixes; otherwise the file is parsed
+    by LibCST, once: a pass edits the tree the pass before it left, and only the statements
+    it changed are generated and spliced into the text (`tree` is the `ast` tree of `text`,
+    if known).
     With `line_length`, the statements the fixes added or moved are then broken to fit it.
 
     With `only` (one of `findings`), that finding's fix alone is applied and verified, in
@@ -229,7 +277,10 @@ def fix_text(
         ]
         if not wanted:
             break
-        if skeleton is None:
+        # the text editor first: where it can make every fix of the pass, LibCST is not needed
+        built = _text_pass(wanted, current, tree, settings, by_code, one_at_a_time) if tree is not None else None
+        textual = built is not None
+        if built is None and skeleton is None:
             if keep is None and not full:
                 keep = needed_for(tree, [line for f in wanted for line in range(f.line, f.end_line + 1)])
             skeleton, why = _parse_cst(current, tree, None if full else keep)
@@ -237,7 +288,8 @@ def fix_text(
                 codes = ", ".join(sorted({f.code for f in wanted}))
                 return failed(f"{codes} fix not applied: {why}")
         try:
-            built = _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time)
+            if built is None:
+                built = _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time)
         except NeedsDefinitions as exc:  # parse the functions the fixes need, and retry
             passes_left += 1
             if skeleton.keep is not None and not exc.names <= skeleton.keep and _graft(skeleton, current, tree, exc.names):
@@ -268,7 +320,9 @@ def fix_text(
         # the next pass edits the tree this one produced: the same statements as the new
         # text, line for line (no second LibCST parse)
         current, (findings, tree) = candidate, verified
-        if edited is not None:
+        if textual:  # a LibCST tree parsed before is of the text before this pass
+            skeleton, keep = None, None
+        elif edited is not None:
             skeleton.module = edited  # the same stubs, still the same objects
         applied.extend(chosen)
     if line_length is not None and current is not text:
@@ -278,6 +332,34 @@ def fix_text(
                 return FixOutcome(fitted, lint_text(fitted, display_path, rules, settings), applied)
             return FixOutcome(fitted, [], applied)
     return FixOutcome(current, findings, applied, module=skeleton, tree=tree)
+
+
+def _text_pass(wanted, current, tree, settings, by_code, one_at_a_time):
+    """One pass made by the text editor, as _build_pass would make it with LibCST; None when
+    any of its fixes needs the LibCST tree (then the whole pass goes to LibCST)."""
+    from rtlint.editlog import CannotFix
+    from rtlint.textedit import NeedsTree, TextEditor
+
+    try:
+        editor = TextEditor(current, tree)
+        chosen: list[Finding] = []
+        for finding in wanted:
+            editor.begin()
+            try:
+                by_code[finding.code].fix(finding, FixContext(current, settings, editor))
+            except CannotFix:
+                editor.rollback()
+                continue
+            chosen.append(finding)
+            if one_at_a_time:
+                break
+        if not chosen or editor.empty:
+            return None  # LibCST's editor says why, or finds the same
+        return chosen, None, editor.rendered()
+    except NeedsTree:
+        return None
+    except Exception:  # RecursionError, a fix's bug: the LibCST pass reports it
+        return None
 
 
 def _graft(skeleton, text: str, tree, names: set[str]) -> bool:
@@ -329,9 +411,10 @@ def _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_tim
 
 
 def _fitted(original: str, fixed: str, line_length: int, module, tree=None) -> tuple[str, list[tuple[int, int]]]:
+    from rtlint.textedit import default_indent
     from rtlint.wrap import fit_changed
 
-    unit = getattr(module, "default_indent", "    ")
+    unit = module.default_indent if module is not None else default_indent(original)
     try:
         return fit_changed(original, fixed, line_length, unit, tree)
     except (SyntaxError, RecursionError, ValueError):  # left as the fix made it

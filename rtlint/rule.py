@@ -62,7 +62,7 @@ class Rule:
         if finding.data is not None and hasattr(finding.data, "apply"):
             finding.data.apply(file.editor)
             return
-        from rtlint.cstedit import CannotFix
+        from rtlint.editlog import CannotFix
 
         raise CannotFix(f"{self.code} has no fix")
 

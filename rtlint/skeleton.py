@@ -12,11 +12,12 @@ import ast
 import re
 import secrets
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
-
-import libcst as cst
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from rtlint.source import split_lines
+
+if TYPE_CHECKING:  # imported where a skeleton is built: a fix made on the text needs none
+    import libcst as cst
 
 # a body this short costs less to parse than to stub
 MIN_STUBBED_LINES = 8
@@ -112,6 +113,8 @@ def build(text: str, tree: ast.Module | None, keep: Iterable[str] | None, parse)
         at = end
     parts.append("".join(lines[at:]))
     module = parse("".join(parts))
+    import libcst as cst
+
     skeleton = Skeleton(module, keep, names=names, token=token)
     for entry in _outer_function_nodes(module):
         body = entry.body
@@ -123,6 +126,8 @@ def build(text: str, tree: ast.Module | None, keep: Iterable[str] | None, parse)
 
 
 def _outer_function_nodes(module: cst.Module) -> Iterator[cst.FunctionDef]:
+    import libcst as cst
+
     for entry in module.body:
         if isinstance(entry, cst.FunctionDef):
             yield entry
@@ -162,6 +167,8 @@ def graft(skeleton: Skeleton, text: str, tree: ast.Module, names: set[str], pars
 
 
 def _replace_stub(skeleton: Skeleton, body: list, classes: dict[int, list], name: str, new: cst.FunctionDef) -> bool:
+    import libcst as cst
+
     for index, entry in enumerate(body):
         if isinstance(entry, cst.FunctionDef) and skeleton.stubs.get(id(entry.body)) == name:
             body[index] = new.with_changes(leading_lines=entry.leading_lines)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 
 
 
 def cannot_fix(reason: str) -> Exception:
-    from rtlint.cstedit import CannotFix
+    from rtlint.editlog import CannotFix
 
     return CannotFix(reason)
 

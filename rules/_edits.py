@@ -36,6 +36,45 @@ def removal_code(target: str, method: str, names: list[tuple[str, bool]], suppre
     return "if True:\n" + "".join(f"    {line}\n" for name, listed in names for line in remove(name, listed))
 
 
+def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bool) -> None:
+    """OR `flag` into the guard's test wherever `expression` (squashed code) is used there:
+    `(e or flag)`, or `(not e or flag)` where `negated` and the `e` is under a `not`."""
+    if not editor.textual:
+        widen = or_into(editor, expression, flag, negated)
+        editor.replace(located, lambda updated: updated.with_changes(test=updated.test.visit(widen)))
+        return
+    import ast
+    import re
+
+    from rtlint.textedit import NeedsTree
+
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", expression):
+        raise NeedsTree("a guard expression other than a name")
+    line_of = editor.lines
+
+    def code(node: ast.AST) -> str:
+        return line_of[node.lineno - 1].encode()[node.col_offset : node.end_col_offset].decode()
+
+    def matches(node: ast.AST) -> bool:
+        if not isinstance(node, (ast.Name, ast.Attribute)) or squash(code(node)) != expression:
+            return False
+        if not isinstance(node.ctx, ast.Load) or node.lineno != node.end_lineno:
+            raise NeedsTree("a guard expression that is not a plain use")
+        line = line_of[node.lineno - 1].encode()
+        before, after = line[: node.col_offset].rstrip()[-1:], line[node.end_col_offset :].lstrip()[:1]
+        if before == b"(" and after == b")":  # `(e)` (LibCST's code has the brackets) or `f(e)`
+            raise NeedsTree("a guard expression in brackets")
+        return True
+
+    segments = []
+    for node in ast.walk(located.stmt.test):
+        if negated and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and matches(node.operand):
+            segments.append((node, f"(not {code(node.operand)} or {flag})"))
+        elif not negated and matches(node):
+            segments.append((node, f"({code(node)} or {flag})"))
+    editor.replace_segments(located, segments)
+
+
 def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CSTTransformer:
     """A LibCST transformer that ORs `flag` into every expression whose code is `expression`
     (squashed): `(e or flag)`, or `(not e or flag)` where `negated` and the `e` is under a

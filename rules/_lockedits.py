@@ -1,20 +1,24 @@
-"""The LibCST side of the lock fix: the edits a `LockPlan` records on the fixer's editor."""
+"""The edits a `LockPlan` records on the fixer's editor. Wrapping the region, the lock in
+`__init__` and the import are plain statement edits, which the text editor makes too; a
+lock at class or module level and `__slots__` edit LibCST nodes (`require_tree`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import libcst as cst
-
-from rtlint.cstedit import CannotFix, Located
+from rtlint.editlog import CannotFix
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from rtlint.cstedit import Editor
 
     from ._lockfix import LockPlan
 
 
 def apply_lock_plan(plan: LockPlan, editor: Editor) -> None:
+    if plan.create_at_class is not None or plan.slots is not None or plan.create_at_module is not None:
+        editor.require_tree()
     first, last = editor.locate(plan.first), editor.locate(plan.last)
     editor.wrap(first, last, f"async with {plan.lock_expression}", flatten=lambda node: _same_lock(node, plan, editor))
     if plan.create_in_init_after is not None:
@@ -30,6 +34,8 @@ def apply_lock_plan(plan: LockPlan, editor: Editor) -> None:
         editor.insert_import(editor.locate(path), after, "import asyncio\n")
     if plan.create_at_module is not None:
         path, after = plan.create_at_module
+        import libcst as cst
+
         statement = editor.statement(f"{plan.lock} = {plan.lock_factory}\n")
         statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         (editor.insert_after if after else editor.insert_before)(editor.locate(path), [statement])
@@ -38,6 +44,8 @@ def apply_lock_plan(plan: LockPlan, editor: Editor) -> None:
 def _same_lock(node: Any, plan: LockPlan, editor: Editor) -> bool:
     """An `async with` of the plan's lock (by any of the names the check resolved), alone,
     `as _` or with an unused name: its body is lifted into the new block."""
+    import libcst as cst
+
     if not (isinstance(node, cst.With) and node.asynchronous is not None and len(node.items) == 1):
         return False
     item = node.items[0]
@@ -49,25 +57,28 @@ def _same_lock(node: Any, plan: LockPlan, editor: Editor) -> bool:
     return isinstance(name, cst.Name) and not _mentions(node.body, name.value)
 
 
-class _NameFinder(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name, self.found = name, False
-
-    def visit_Name(self, node: cst.Name) -> bool:
-        self.found = self.found or node.value == self.name
-        return False
-
-
 def _mentions(node: Any, name: str) -> bool:
     """Whether `name` is used anywhere in `node`. (A visitor, not libcst.matchers: importing
     the matchers costs a fix ~0.35 s.)"""
-    finder = _NameFinder(name)
+    import libcst as cst
+
+    class NameFinder(cst.CSTVisitor):
+        found = False
+
+        def visit_Name(self, node: cst.Name) -> bool:
+            self.found = self.found or node.value == name
+            return False
+
+    finder = NameFinder()
     node.visit(finder)
     return finder.found
 
 
 def _create_at_class(plan: LockPlan, editor: Editor) -> None:
+    import libcst as cst
+
+    from rtlint.cstedit import Located
+
     owner = editor.locate(plan.create_at_class).node
     block = owner.body
     if not isinstance(block, cst.IndentedBlock) or not block.body:
@@ -85,6 +96,8 @@ def _create_at_class(plan: LockPlan, editor: Editor) -> None:
 
 def _add_slot(line: Any, name: str) -> Any:
     """`__slots__ = ("a", "b")` -> `__slots__ = ("a", "b", "<name>")`."""
+    import libcst as cst
+
     assign = line.body[0]
     value = assign.value
     elements = list(value.elements)

@@ -16,7 +16,7 @@ from ._analysis.flags import (
 )
 from ._analysis.index import Function, index
 from ._analysis.loops import AbandoningLoop, abandoning_loops, runs_before
-from ._edits import or_into, squash
+from ._edits import squash, widen_guard
 from ._realtime import OPTIONS, Push, analyse, required_tokens
 from ._realtime.contexts import pushed_source
 
@@ -75,8 +75,7 @@ class AbandonPlan:
     reason: str = ""
 
     def apply(self, editor: Editor) -> None:
-        widen = or_into(editor, self.widen, self.flag, self.negated)
-        editor.replace(editor.locate(self.guard), lambda updated: updated.with_changes(test=updated.test.visit(widen)))
+        widen_guard(editor, editor.locate(self.guard), self.widen, self.flag, self.negated)
         for path, after, code in self.inserts:
             insert = editor.insert_after if after else editor.insert_before
             insert(editor.locate(path), [editor.statement(c) for c in code])

@@ -1,0 +1,532 @@
+"""The fixer's editor without LibCST: the statement-level edits of rtlint.cstedit made on the
+text itself, with the same result byte for byte, addressed by the same `ast` paths.
+
+Importing LibCST and parsing with it cost a fix more than all its other work together (0.24
+and 0.12 s of ~0.9 s for the 1.8.8 `agent_activity.py`). The text says unambiguously what
+LibCST's tree would hold where statements stand on lines of their own and comments sit at
+the indentation of the code they precede; there the edits are made here. Anything else (a
+`;`, a one-line suite, a tab, a form feed, a backslash continuation in moved code, an edit
+that needs LibCST nodes) raises NeedsTree, and the fixer gives the pass to the LibCST
+editor. tests/test_textedit.py holds the two editors to the same output.
+
+How LibCST lays out what moves, and so what this does:
+- a statement owns the blank and comment lines above it (its "leading lines");
+- re-indenting code shifts every line that starts with the indentation of the block it
+  belongs to, and leaves the others (a comment at column 0, the inside of a string) as
+  they are;
+- inserted code takes the file's indentation unit and line ending."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from rtlint.editlog import CannotFix, EditLog
+from rtlint.source import split_lines
+
+_COMPOUND = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+    ast.With, ast.AsyncWith, ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()), ast.Match,
+)
+_ENDING = re.compile(r"\r\n|\r|\n")
+
+
+class NeedsTree(Exception):
+    """This edit, or this file, needs the LibCST editor."""
+
+
+@dataclass(frozen=True)
+class TextStatement:
+    """Code a fix inserts, as the rule wrote it (4-space levels, "\\n" line endings)."""
+
+    code: str
+
+    def __getattr__(self, name: str) -> Any:  # a LibCST node's API: not here
+        raise NeedsTree(f"a LibCST statement ({name})")
+
+
+@dataclass(eq=False)
+class _Block:
+    statements: list[ast.stmt]
+    owner: ast.AST  # the Module, the compound statement, or the handler / case
+    depth: int
+
+
+@dataclass(eq=False)
+class TextLocated:
+    block: _Block | None  # None for an `elif`, which has no block of its own
+    index: int
+    stmt: ast.stmt
+    depth: int
+
+    def __getattr__(self, name: str) -> Any:  # `.node`, `.line`, `.chain`: LibCST's
+        raise NeedsTree(f"a LibCST location ({name})")
+
+
+class TextEditor(EditLog):
+    textual = True
+    skeleton = None
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        super().__init__()
+        if "\f" in text or "\t" in text and re.search(r"^[ ]*\t", text, re.M):
+            raise NeedsTree("tabs or form feeds")
+        if "\r" in text and re.search(r"\r(?!\n)", text):
+            raise NeedsTree("a lone carriage return")
+        self.text = text
+        self.tree = tree
+        self.lines = split_lines(text)
+        found = _ENDING.search(text)
+        self.newline = found.group() if found else "\n"
+        self.unit = default_indent(text)
+        self._blocks: dict[int, _Block] = {}
+        self._nodes: dict[int, TextLocated] = {}
+
+    # -- what only LibCST has ------------------------------------------------------------
+    def require_tree(self) -> None:
+        raise NeedsTree("the fix edits LibCST nodes")
+
+    @property
+    def module(self) -> Any:
+        raise NeedsTree("a LibCST module")
+
+    def expression(self, code: str) -> Any:
+        raise NeedsTree("a LibCST expression")
+
+    def code(self, node: Any) -> str:
+        raise NeedsTree("LibCST code")
+
+    def replace(self, located: Any, change: Callable[[Any], Any]) -> None:
+        raise NeedsTree("a change of LibCST nodes")
+
+    def statement(self, code: str) -> TextStatement:
+        return TextStatement(code)
+
+    # -- where ---------------------------------------------------------------------------
+    def locate(self, path: Sequence[tuple[Any, ...]]) -> TextLocated:
+        node: ast.AST = self.tree
+        located: TextLocated | None = None
+        depth = 0
+        for step in path:
+            field, index = step[0], step[-1]
+            owner = node
+            if field in ("handlers", "cases"):
+                owner = getattr(node, field)[step[1]]
+                statements = owner.body
+            else:
+                statements = getattr(node, field)
+            depth += 1
+            stmt = statements[index]
+            if field == "orelse" and isinstance(node, ast.If) and len(statements) == 1 and isinstance(stmt, ast.If) and self._is_elif(stmt):
+                located = TextLocated(None, 0, stmt, depth)
+            else:
+                block = self._blocks.setdefault(id(statements), _Block(statements, owner, depth))
+                located = TextLocated(block, index, stmt, depth)
+            node = stmt
+        if located is None:
+            raise KeyError("empty path")
+        self._nodes[id(located.stmt)] = located
+        return located
+
+    def _is_elif(self, stmt: ast.If) -> bool:
+        return self.lines[stmt.lineno - 1][stmt.col_offset :].startswith("elif")
+
+    # -- edits ---------------------------------------------------------------------------
+    def _block_op(self, located: TextLocated, start: int, stop: int, op: Any, same_as: str | None = None) -> None:
+        if located.block is None:
+            raise CannotFix("the statement is an elif branch")
+        self._record_block_op(id(located.block.statements), start, stop, op, same_as, ())
+
+    def insert_before(self, located: TextLocated, statements: Sequence[TextStatement]) -> None:
+        code = "".join(s.code for s in statements)
+        self._block_op(located, located.index, located.index, ("insert", list(statements)), same_as=code)
+
+    def insert_after(self, located: TextLocated, statements: Sequence[TextStatement]) -> None:
+        at = located.index + 1
+        code = "".join(s.code for s in statements)
+        self._block_op(located, at, at, ("insert", list(statements)), same_as=code)
+
+    def insert_import(self, located: TextLocated, after: bool, code: str) -> None:
+        """As the LibCST editor's: before an import, the new one takes over its leading lines."""
+        if after:
+            self.insert_after(located, [TextStatement(code)])
+            return
+        block = located.block
+        if block is None:
+            raise CannotFix("the statement is an elif branch")
+        start, first = self._boundary(block, located.index), self._first_line(located.stmt)
+        lead = "".join(self.lines[start:first])
+        stmt = located.stmt
+        blank = 0 if isinstance(stmt, (ast.Import, ast.ImportFrom)) else 2 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else 1
+        self._block_op(located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code)
+        self._record_edit(id(stmt), ("lead", None), ())  # (what LibCST records: keeps other fixes off it)
+
+    def remove(self, located: TextLocated) -> None:
+        self._block_op(located, located.index, located.index + 1, ("remove",))
+
+    def move_before(self, located: TextLocated, target: TextLocated) -> None:
+        """Move the statement at `located` to just before `target`, with the comments above
+        it (not the blank lines)."""
+        block = located.block
+        if block is None or target.block is None:
+            raise CannotFix("the statement is an elif branch")
+        start, first = self._boundary(block, located.index), self._first_line(located.stmt)
+        comments = [line for line in self.lines[start:first] if line.strip()]
+        end = self._end(located.stmt)
+        moved = (comments, self.lines[first:end], self._indent_of(located.stmt), (first, end), located.depth)
+        self.remove(located)
+        self._block_op(target, target.index, target.index, ("moved", moved))
+
+    def wrap(self, first: TextLocated, last: TextLocated, header: str, flatten: Callable[[Any], bool] = lambda node: False) -> None:
+        """Put the statements from `first` through `last` (one block) under `header:`. An
+        `async with` among them might have to be lifted (`flatten` judges LibCST nodes): that
+        is left to the LibCST editor."""
+        if first.block is not last.block:
+            raise CannotFix("the statements are not in one block")
+        if first.block is None:
+            raise CannotFix("the statement is an elif branch")
+        if any(isinstance(s, ast.AsyncWith) for s in first.block.statements[first.index : last.index + 1]):
+            raise NeedsTree("an `async with` that may have to be lifted")
+        self._block_op(first, first.index, last.index + 1, ("wrap", header))
+
+    def replace_segments(self, located: TextLocated, segments: Sequence[tuple[ast.AST, str]]) -> None:
+        """Replace the code of each expression node (inside the located statement, on one
+        line each) by new code."""
+        spans = []
+        for node, new in segments:
+            if node.lineno != node.end_lineno:
+                raise NeedsTree("an expression over several lines")
+            line = self.lines[node.lineno - 1]
+            raw = line.encode()
+            start, end = len(raw[: node.col_offset].decode()), len(raw[: node.end_col_offset].decode())
+            spans.append((node.lineno - 1, start, end, new))
+        self._record_edit(id(located.stmt), ("segments", spans), ())
+
+    # -- geometry --------------------------------------------------------------------------
+    def _first_line(self, stmt: ast.stmt) -> int:
+        """0-based first line of a statement (its decorators), which must start its line."""
+        decorators = getattr(stmt, "decorator_list", None)
+        line, column = (decorators[0].lineno, decorators[0].col_offset - 1) if decorators else (stmt.lineno, stmt.col_offset)
+        text = self.lines[line - 1]
+        if column < 0 or text[:column].strip() or len(text) - len(text.lstrip(" ")) != column:
+            raise NeedsTree("a statement that does not start its line")
+        return line - 1
+
+    def _end(self, stmt: ast.stmt) -> int:
+        """0-based line after the statement's last (a compound statement: of its last part)."""
+        return stmt.end_lineno or stmt.lineno
+
+    def _indent_of(self, stmt: ast.stmt) -> str:
+        line = self.lines[self._first_line(stmt)]
+        return line[: len(line) - len(line.lstrip(" "))]
+
+    def _check_block(self, block: _Block) -> None:
+        statements = block.statements
+        for before, after in zip(statements, statements[1:]):
+            if (before.end_lineno or before.lineno) >= after.lineno:
+                raise NeedsTree("statements that share a line")
+        self._first_line(statements[0])  # not a one-line suite
+
+    def _boundary(self, block: _Block, index: int) -> int:
+        """0-based line where entry `index` of the block begins, its leading lines included
+        (index == len: the line after the block's last statement)."""
+        self._check_block(block)
+        statements = block.statements
+        if index == len(statements):
+            last = statements[-1]
+            end = self._end(last)
+            if isinstance(last, _COMPOUND):
+                self._no_footer(end, self._indent_of(last))
+            return end
+        if index > 0:
+            previous = statements[index - 1]
+            end = self._end(previous)
+            if isinstance(previous, _COMPOUND):
+                self._no_footer(end, self._indent_of(statements[index]))
+            self._plain_gap(end, self._first_line(statements[index]))
+            return end
+        first = self._first_line(statements[0])
+        if isinstance(block.owner, ast.Module):
+            if first:  # what LibCST counts as the module's header and what as leading lines
+                raise NeedsTree("the start of the module (its header comments)")
+            return 0
+        header = first - 1
+        while header >= 0 and (not self.lines[header].strip() or self.lines[header].lstrip().startswith("#")):
+            header -= 1
+        self._plain_gap(header + 1, first)
+        return header + 1
+
+    def _plain_gap(self, start: int, stop: int) -> None:
+        for line in self.lines[start:stop]:
+            if not line.strip() and line.strip("\r\n"):
+                raise NeedsTree("a line of white space")
+
+    def _no_footer(self, start: int, indent: str) -> None:
+        """LibCST gives a block the comments after it that are indented deeper than what
+        follows (its footer); where there are any, the LibCST editor decides."""
+        for line in self.lines[start:]:
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                return
+            if not stripped and line.strip("\r\n"):
+                raise NeedsTree("a line of white space")
+            if stripped and len(line) - len(line.lstrip(" ")) > len(indent):
+                raise NeedsTree("comments after a block, indented into it")
+
+    # -- applying ---------------------------------------------------------------------------
+    def rendered(self, fit: Callable[[str, str], str] | None = None) -> str:
+        """The text with every edit made (`fit(new, old)` may rewrite each changed region)."""
+        self._moved_untouched()
+        regions = _Regions(self.lines)
+        work: list[tuple[float, str, int]] = []
+        for key, ops in self._block_ops.items():
+            if ops:
+                work.append((self._blocks[key].depth, "block", key))
+        for key, changes in self._edits.items():
+            if changes:
+                work.append((self._nodes[key].depth + 0.5, "node", key))
+        for _, kind, key in sorted(work, key=lambda w: -w[0]):
+            if kind == "block":
+                self._apply_block(regions, self._blocks[key])
+            else:
+                self._apply_node(regions, self._nodes[key])
+        return regions.text(fit)
+
+    def _moved_untouched(self) -> None:
+        """A moved statement is taken as it was: no other edit may be inside it."""
+        moved = [op[1][3:] for ops in self._block_ops.values() for _, _, _, op in ops if op[0] == "moved"]
+        if not moved:
+            return
+        for key, ops in self._block_ops.items():
+            block = self._blocks[key]
+            line = block.statements[0].lineno - 1
+            if ops and any(first <= line < end and block.depth > depth for (first, end), depth in moved):
+                raise NeedsTree("a moved statement that another edit changes")
+        for key, changes in self._edits.items():
+            line = self._nodes[key].stmt.lineno - 1
+            if changes and any(first <= line < end for (first, end), _ in moved):
+                raise NeedsTree("a moved statement that another edit changes")
+
+    def _apply_node(self, regions: _Regions, located: TextLocated) -> None:
+        for _, (kind, value) in self._edits[id(located.stmt)]:
+            if kind == "lead":  # its leading lines went above the import inserted before it
+                assert located.block is not None
+                start, first = self._boundary(located.block, located.index), self._first_line(located.stmt)
+                if start < first:
+                    regions.put(start, first, "")
+            else:  # the whole statement is the region, as LibCST's splice of a replaced node
+                first, end = self._first_line(located.stmt), self._end(located.stmt)
+                lines = split_lines(regions.current(first, end))
+                rows = {row for row, _, _, _ in value}
+                if any(lines[row - first] != self.lines[row] for row in rows):
+                    raise NeedsTree("segments on edited lines")
+                for row, start, stop, new in sorted(value, key=lambda s: (s[0], -s[1])):
+                    line = lines[row - first]
+                    lines[row - first] = line[:start] + new + line[stop:]
+                regions.put(first, end, "".join(lines))
+
+    def _apply_block(self, regions: _Regions, block: _Block) -> None:
+        ops = sorted(((start, stop, op) for _, start, stop, op in self._block_ops[id(block.statements)]), key=lambda o: (o[0], o[1]))
+        statements = block.statements
+        indent = self._indent_of(statements[0])
+        left = len(statements) - sum(stop - start for start, stop, _ in ops) + sum(op[0] != "remove" for _, _, op in ops)
+        if left <= 0:
+            raise NeedsTree("a block emptied (LibCST puts `pass` there)")
+        begin, finish = self._boundary(block, ops[0][0]), self._boundary(block, ops[-1][1])
+        out: list[str] = []
+        at = ops[0][0]
+        for start, stop, op in ops:
+            if at < start:
+                out.append(regions.current(self._boundary(block, at), self._boundary(block, start)))
+            out.append(self._op_text(regions, block, start, stop, op, indent))
+            at = stop
+        regions.put(begin, finish, "".join(out))
+
+    def _op_text(self, regions: _Regions, block: _Block, start: int, stop: int, op: tuple, indent: str) -> str:
+        kind = op[0]
+        if kind == "remove":
+            return ""
+        if kind == "insert":
+            lead, blank = (op[2], op[3]) if len(op) > 2 else ("", 0)
+            return lead + "".join(self._inserted(s.code, indent) for s in op[1]) + self.newline * blank
+        if kind == "moved":
+            comments, code, old, _, _ = op[1]
+            return _reindent("".join(comments + code), old, indent)
+        # wrap
+        header = op[1]
+        first = self._first_line(block.statements[start])
+        lead_start = self._boundary(block, start)
+        lead = regions.current(lead_start, first)
+        body = regions.current(first, self._boundary(block, stop))
+        return lead + indent + header + ":" + self.newline + _reindent(body, indent, indent + self.unit)
+
+    def _inserted(self, code: str, indent: str) -> str:
+        """Code a rule wrote, at `indent`, as LibCST renders a parsed statement: each block
+        level in the file's indentation unit, bracketed continuations keep the spaces after
+        their statement's indentation, every line ends with the file's line ending."""
+        lines = code.splitlines()
+        kinds = _line_kinds(code, len(lines))
+        out = []
+        for line, (kind, own) in zip(lines, kinds):
+            if kind == "verbatim":
+                out.append(line + self.newline)
+                continue
+            if kind != "code" or not line.strip() or len(own) % 4 or not line.startswith(own):
+                raise NeedsTree("inserted code that is not plain statements")
+            out.append(indent + self.unit * (len(own) // 4) + line[len(own) :] + self.newline)
+        return "".join(out)
+
+
+class _Regions:
+    """The text as replacements of line ranges of the original, inner ones first: an outer
+    edit reads the current text of its range and replaces it, inner edits included."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.done: list[tuple[int, int, str]] = []  # disjoint, sorted by start
+
+    def _inside(self, a: int, b: int, closed: bool = True) -> list[tuple[int, int, str]]:
+        """The replacements inside lines [a, b). An insertion at `b` is inside when `closed`
+        (it ends a block of the statements in the range), not for a header's lines (it
+        begins the block after them)."""
+        inside = []
+        for r in self.done:
+            ra, rb, _ = r
+            if ra == rb:
+                if a < ra < b or closed and ra == b:
+                    inside.append(r)
+            elif a <= ra and rb <= b:
+                inside.append(r)
+            elif ra < b and a < rb:
+                raise NeedsTree("edits that overlap")
+        return inside
+
+    def current(self, a: int, b: int, closed: bool = True) -> str:
+        out, at = [], a
+        for ra, rb, text in sorted(self._inside(a, b, closed), key=lambda r: (r[0], r[1])):
+            out.append("".join(self.lines[at:ra]))
+            out.append(text)
+            at = rb
+        out.append("".join(self.lines[at:b]))
+        return "".join(out)
+
+    def put(self, a: int, b: int, text: str, closed: bool = True) -> None:
+        inside = set(map(id, self._inside(a, b, closed)))
+        if a == b and any(r[0] == r[1] == a for r in self.done):
+            raise NeedsTree("two insertions at one place")
+        self.done = sorted([r for r in self.done if id(r) not in inside] + [(a, b, text)], key=lambda r: (r[0], r[1]))
+
+    def text(self, fit: Callable[[str, str], str] | None) -> str:
+        out, at = [], 0
+        for a, b, new in self.done:
+            old = "".join(self.lines[a:b])
+            out.append("".join(self.lines[at:a]))
+            out.append(fit(new, old) if fit is not None and new != old else new)
+            at = b
+        out.append("".join(self.lines[at:]))
+        return "".join(out)
+
+
+def default_indent(text: str) -> str:
+    """LibCST's `default_indent`: the first indentation in the file, else four spaces."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.INDENT:
+                return token.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return "    "
+
+
+def _reindent(text: str, old: str, new: str) -> str:
+    """`text` (whole statements at indentation `old`, with their leading lines) moved to
+    indentation `new` as LibCST renders it: a line is shifted when it starts with the
+    indentation of the block it belongs to (a statement's line, a bracketed continuation or
+    comment at its statement's indentation, a comment at the indentation of the code after
+    it, or of the end of the block before it); blank lines, the inside of strings and
+    comments elsewhere stay as they are."""
+    lines = split_lines(text)
+    kinds = _line_kinds(text, len(lines))
+    out = []
+    for index, line in enumerate(lines):
+        kind, indent = kinds[index]
+        body = line.rstrip("\r\n")
+        if kind == "verbatim" or not body:
+            out.append(line)
+            continue
+        if body.strip() == "":
+            raise NeedsTree("a line of white space")
+        own = body[: len(body) - len(body.lstrip(" "))]
+        if not own.startswith(old):
+            out.append(line)  # not at any indentation of the moved code: LibCST keeps it
+            continue
+        if own.startswith(indent) if kind == "code" else own in indent:
+            out.append(new + line[len(old) :])
+            continue
+        raise NeedsTree("a line whose indentation LibCST might keep")
+    return "".join(out)
+
+
+def _line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
+    """Per line: ("verbatim", None) inside a string; ("code", indentation) for a statement's
+    line or its bracketed continuation; ("comment", (indentations that shift it)) for a
+    comment line outside brackets."""
+    kinds: list[tuple[str, Any]] = [("unknown", None)] * count
+    depth = 0
+    logical_indent = ""
+    at_start = True
+    last_code_indent = ""
+    pending_comments: list[int] = []
+    lines = split_lines(text)
+
+    def indent_of(row: int) -> str:
+        line = lines[row]
+        return line[: len(line) - len(line.lstrip(" "))]
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        raise NeedsTree("code that does not tokenize") from None
+    seen_rows: set[int] = set()
+    for token in tokens:
+        kind = token.type
+        row, end_row = token.start[0] - 1, token.end[0] - 1
+        if kind in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            continue
+        if kind == tokenize.NL and depth == 0:
+            continue
+        if kind == tokenize.COMMENT and depth == 0 and row not in seen_rows:
+            pending_comments.append(row)
+            seen_rows.add(row)
+            continue
+        if kind == tokenize.COMMENT and row in seen_rows:
+            continue
+        if row not in seen_rows:
+            seen_rows.add(row)
+            if at_start and depth == 0:
+                logical_indent = indent_of(row)
+                for comment in pending_comments:  # at the code after them, or the block before
+                    kinds[comment] = ("comment", {logical_indent} | ({last_code_indent} if len(last_code_indent) > len(logical_indent) else set()))
+                pending_comments = []
+                kinds[row] = ("code", logical_indent)
+            elif depth > 0:
+                kinds[row] = ("code", logical_indent)
+            else:
+                raise NeedsTree("a backslash continuation")
+        for inner in range(row + 1, end_row + 1):  # a string over several lines
+            kinds[inner] = ("verbatim", None)
+            seen_rows.add(inner)
+        if kind == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif kind == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        at_start = kind == tokenize.NEWLINE
+        if at_start:
+            last_code_indent = logical_indent
+    for comment in pending_comments:  # after the last code: the block's end
+        kinds[comment] = ("comment", {last_code_indent})
+    return [("verbatim", None) if k == "unknown" else (k, v) for k, v in kinds]

@@ -1,0 +1,107 @@
+"""The text editor (rtlint.textedit) must make exactly the LibCST editor's edits: every
+fixture and the real `agent_activity.py` of seven releases are fixed both ways, and the
+texts, findings and fix edits (JSON, SARIF) compared byte for byte. The text editor has to
+be what actually fixes the real files (else the speed it buys is not there), and a file it
+cannot edit must go to LibCST, not be left unfixed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rtlint import fixer
+from rtlint.api import _rules
+from rtlint.fixer import attach_fixes, fix_text
+from rtlint.linter import lint_text
+from rtlint.source import Source
+
+from .conftest import FIXTURES
+from .wheels import agent_activity
+
+RELEASES = ("1.6.5", "1.7.0", "1.8.0", "1.8.5", "1.8.8", "1.8.9", "2.0.0b1")
+
+
+def _samples() -> list[Path]:
+    return sorted(p for p in FIXTURES.glob("RTL*/*.py") if not p.name.endswith(".fixed.py"))
+
+
+class _Counting:
+    """Wraps fixer._text_pass and counts the passes it made and gave up."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.made = self.declined = 0
+        original = fixer._text_pass
+
+        def counted(*args, **kwargs):
+            built = original(*args, **kwargs)
+            if built is None:
+                self.declined += 1
+            else:
+                self.made += 1
+            return built
+
+        monkeypatch.setattr(fixer, "_text_pass", counted)
+
+
+def _libcst_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fixer, "_text_pass", lambda *args, **kwargs: None)
+    monkeypatch.setattr(fixer, "_text_fix", lambda *args, **kwargs: fixer._NEEDS_TREE)
+
+
+def _outcome(text: str, path: str, unsafe: bool, line_length: int | None):
+    ruleset, _ = _rules(None, None)
+    outcome = fix_text(text, path, ruleset.rules, ruleset.settings, unsafe=unsafe, line_length=line_length)
+    return (
+        outcome.text,
+        outcome.failure,
+        sorted((f.code, f.line) for f in outcome.applied),
+        [(f.code, f.line, f.message) for f in outcome.findings],
+    )
+
+
+def _fix_edits(text: str, path: str, line_length: int | None):
+    ruleset, _ = _rules(None, None)
+    findings = lint_text(text, path, ruleset.rules, ruleset.settings)
+    attach_fixes(findings, text, ruleset.rules, ruleset.settings, line_length=line_length)
+    return [(f.code, f.line, f.fix) for f in findings]
+
+
+def _both_ways(text: str, path: str, monkeypatch: pytest.MonkeyPatch, unsafe: bool, line_length: int | None):
+    counter = _Counting(monkeypatch)
+    with_text = _outcome(text, path, unsafe, line_length)
+    edits_text = _fix_edits(text, path, line_length)
+    with monkeypatch.context() as patched:
+        _libcst_only(patched)
+        with_libcst = _outcome(text, path, unsafe, line_length)
+        edits_libcst = _fix_edits(text, path, line_length)
+    return counter, (with_text, edits_text), (with_libcst, edits_libcst)
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixtures_are_fixed_the_same_on_the_text(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = Source.from_bytes(sample.read_bytes()).text
+    for unsafe, width in ((False, None), (True, 88)):
+        _, on_text, on_libcst = _both_ways(text, sample.name, monkeypatch, unsafe, width)
+        assert on_text == on_libcst
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_releases_are_fixed_the_same_and_on_the_text(version: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = agent_activity(version)
+    text = Source.from_bytes(path.read_bytes()).text
+    counter, on_text, on_libcst = _both_ways(text, "agent_activity.py", monkeypatch, False, 100)
+    assert on_text == on_libcst
+    assert on_text[0][0] != text  # there was something to fix
+    assert counter.made >= 1 and counter.declined == 0  # every pass was made on the text
+
+
+def test_the_fixture_set_exercises_the_text_editor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most fixture passes are made on the text (98 of 150 when written); the others fall
+    back (the app rules' edits of LibCST nodes, a class-level lock, an `async with` to lift,
+    a block emptied): both counts must be real for the comparisons above to mean much."""
+    counter = _Counting(monkeypatch)
+    for sample in _samples():
+        _outcome(Source.from_bytes(sample.read_bytes()).text, sample.name, True, None)
+    assert counter.made >= 90
+    assert counter.declined >= 30
