@@ -46,6 +46,8 @@ class TextStatement:
     code: str
 
     def __getattr__(self, name: str) -> Any:  # a LibCST node's API: not here
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise NeedsTree(f"a LibCST statement ({name})")
 
 
@@ -64,6 +66,8 @@ class TextLocated:
     depth: int
 
     def __getattr__(self, name: str) -> Any:  # `.node`, `.line`, `.chain`: LibCST's
+        if name.startswith("__"):
+            raise AttributeError(name)
         raise NeedsTree(f"a LibCST location ({name})")
 
 

@@ -6,6 +6,7 @@ cannot edit must go to LibCST, not be left unfixed."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,52 @@ def test_the_fixture_set_exercises_the_text_editor(monkeypatch: pytest.MonkeyPat
         _outcome(Source.from_bytes(sample.read_bytes()).text, sample.name, True, None)
     assert counter.made >= 90
     assert counter.declined >= 30
+
+
+# -- the same code in other layouts: real ruff reformatting, and comments put in -------------
+
+LAYOUTS = ["indent-width=2", "indent-width=3", "line-length=40", "format.line-ending='cr-lf'"]
+
+
+def _agree_on(text: str, monkeypatch: pytest.MonkeyPatch) -> _Counting:
+    counter, on_text, on_libcst = _both_ways(text, "agent_activity.py", monkeypatch, False, 100)
+    assert on_text == on_libcst
+    assert on_text[0][0] != text
+    return counter
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("version", ["1.8.8", "2.0.0b1"])
+def test_reformatted_releases_are_fixed_the_same_on_the_text(version, layout, tmp_path, monkeypatch) -> None:
+    import subprocess
+
+    from .formatters import formatter_bin
+
+    target = tmp_path / "agent_activity.py"
+    target.write_bytes(agent_activity(version).read_bytes())
+    subprocess.run([str(formatter_bin("ruff")), "format", "-q", "--isolated", "--config", layout, str(target)], check=True)
+    text = Source.from_bytes(target.read_bytes()).text
+    counter = _agree_on(text, monkeypatch)
+    assert counter.made >= 1 and counter.declined == 0
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("version", ["1.8.8", "1.8.9"])
+def test_releases_with_comments_put_in_are_fixed_the_same(version, seed, monkeypatch) -> None:
+    """Comment and blank lines put before 60 statements, at the statement's indentation,
+    deeper, shallower and at column 0: which LibCST gives to which statement decides what
+    moves with the fixed code."""
+    import random
+
+    text = Source.from_bytes(agent_activity(version).read_bytes()).text
+    lines = text.splitlines(keepends=True)
+    starts = sorted({n.lineno for n in ast.walk(ast.parse(text)) if isinstance(n, ast.stmt) and not getattr(n, "decorator_list", None)})
+    chance = random.Random(seed)
+    for line_number in sorted(chance.sample(starts, 60), reverse=True):
+        line = lines[line_number - 1]
+        indent = len(line) - len(line.lstrip(" "))
+        if line[:indent].strip() or not line.strip():
+            continue
+        column = chance.choice([indent, indent + 4, 0, max(0, indent - 2), indent, indent])
+        lines.insert(line_number - 1, " " * column + "# a note\n" if chance.random() < 0.8 else "\n")
+    _agree_on("".join(lines), monkeypatch)
