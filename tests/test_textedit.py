@@ -155,3 +155,30 @@ def test_releases_with_comments_put_in_are_fixed_the_same(version, seed, monkeyp
         column = chance.choice([indent, indent + 4, 0, max(0, indent - 2), indent, indent])
         lines.insert(line_number - 1, " " * column + "# a note\n" if chance.random() < 0.8 else "\n")
     _agree_on("".join(lines), monkeypatch)
+
+
+def _loads_libcst(source: Path, *flags: str) -> tuple[bool, str]:
+    """Whether fixing `source` in a fresh interpreter imports LibCST, and the fixed text."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from rtlint.api import fix_source\n"
+        "from rtlint.source import Source\n"
+        f"text = Source.from_bytes(open({str(source)!r}, 'rb').read()).text\n"
+        "result = fix_source(text, 'agent_activity.py', unsafe=True)\n"
+        "assert result.applied and result.failure is None, result.failure\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, *flags, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.strip() == "True", done.stdout
+
+
+def test_a_fix_on_the_text_does_not_import_libcst() -> None:
+    """What the text editor buys is not loading LibCST (~0.24 s) nor parsing with it: a
+    stray module-level `import libcst` on the fix path would silently take it back."""
+    loaded, _ = _loads_libcst(agent_activity("1.8.8"))
+    assert not loaded
+    loaded, _ = _loads_libcst(FIXTURES / "RTL005" / "agent_on_enter_copy.py")
+    assert loaded  # an app rule's edit of LibCST nodes: the fallback is taken, and works
