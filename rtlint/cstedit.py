@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence, Union
 
 import libcst as cst
 
-from rtlint.editlog import CannotFix, EditLog
+from rtlint.editlog import CannotFix, EditLog, blank_lines_between
 
 Block = Union[cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite]
 
@@ -183,14 +183,14 @@ class Editor(EditLog):
         target = located.line
         statement = statement.with_changes(leading_lines=target.leading_lines)
         self.insert_before(located, [statement])
-        # before an import it joins the group; before the first code (no imports yet) it
-        # gets the blank lines PEP 8 puts between imports and code
+        # before an import of its section it joins the group, else the sections or the
+        # imports and the code are apart as isort and PEP 8 keep them
         is_import = isinstance(target, cst.SimpleStatementLine) and isinstance(
             target.body[0], (cst.Import, cst.ImportFrom)
         )
-        blank = [] if is_import else [cst.EmptyLine(indent=False)] * (
-            2 if isinstance(target, (cst.ClassDef, cst.FunctionDef)) else 1
-        )
+        target_code = self.code(target.body[0]) if is_import else ""
+        count = blank_lines_between(code, target_code, isinstance(target, (cst.ClassDef, cst.FunctionDef)))
+        blank = [cst.EmptyLine(indent=False)] * count
         self.replace(
             Located(located.block, located.index, target, target, False, located.chain),
             lambda node: node.with_changes(leading_lines=blank),

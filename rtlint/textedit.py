@@ -25,7 +25,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from rtlint.editlog import CannotFix, EditLog
+from rtlint.editlog import CannotFix, EditLog, blank_lines_between
 from rtlint.source import split_lines
 
 _COMPOUND = (
@@ -165,7 +165,8 @@ class TextEditor(EditLog):
         start, first = self._boundary(block, located.index), self._first_line(located.stmt)
         lead = "".join(self.lines[start:first])
         stmt = located.stmt
-        blank = 0 if isinstance(stmt, (ast.Import, ast.ImportFrom)) else 2 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else 1
+        target_code = "".join(self.lines[first : self._end(stmt)]) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else ""
+        blank = blank_lines_between(code, target_code, isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
         self._block_op(located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code)
         self._record_edit(id(stmt), ("lead", None), ())  # (what LibCST records: keeps other fixes off it)
 

@@ -94,3 +94,40 @@ def test_fixed_code_passes_black_check(tmp_path: Path) -> None:
     # re-indented under the lock, the add_message call is 4 longer: broken again to fit 60
     assert "                role=\"assistant\",\n" in fixed
     assert subprocess.run(check, cwd=tmp_path, capture_output=True).returncode == 0, fixed
+
+
+# Imports a fix adds (`import asyncio` for the lock, `import contextlib` for the undo) sit
+# where isort (ruff's `I`) wants them: among the standard library's imports in order, or as
+# a section of their own above the third-party ones.
+ISORT_CASES = {
+    "third-party only": "from livekit.agents import llm\n",
+    "stdlib before and after": "import logging\nimport typing\n\nfrom livekit.agents import llm\n",
+    "from-imports only": "from dataclasses import dataclass\n\nfrom livekit.agents import llm\n",
+}
+ISORT_BODY = '''
+
+class Agent:
+    def __init__(self, session) -> None:
+        self._rt_session = session
+        self._chat_ctx = llm.ChatContext()
+
+    async def push(self, item) -> None:
+        chat_ctx = self._rt_session.chat_ctx.copy()
+        chat_ctx.items.append(item)
+        await self._rt_session.update_chat_ctx(chat_ctx)
+'''
+
+
+@pytest.mark.parametrize("imports", ISORT_CASES.values(), ids=ISORT_CASES.keys())
+def test_added_imports_pass_ruffs_isort(tmp_path: Path, imports: str) -> None:
+    ruff = formatter_bin("ruff")
+    sample = tmp_path / "agent.py"
+    sample.write_text(imports + ISORT_BODY)
+    check = [str(ruff), "check", "--no-cache", "--isolated", "--select", "I", "agent.py"]
+    assert subprocess.run(check, cwd=tmp_path, capture_output=True).returncode == 0  # sorted before
+    run = run_main("--no-cache", "--fix", str(sample))
+    assert run.exit_code == 0, run.stderr
+    fixed = sample.read_text()
+    assert "import asyncio\n" in fixed and "async with self._rt_chat_ctx_lock:" in fixed
+    done = subprocess.run(check, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + fixed
