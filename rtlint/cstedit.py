@@ -7,6 +7,7 @@ so every statement the fix does not touch keeps its exact text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, Union
 
@@ -136,6 +137,11 @@ class Editor(EditLog):
 
     # -- parsing snippets in the module's own style ----------------------------------
     def statement(self, code: str) -> cst.BaseStatement:
+        # every line in the file's line ending: a rule's "\n" beside source it copied with
+        # "\r\n" would otherwise give the statement mixed endings (LibCST keeps each one)
+        newline = self.module.default_newline
+        if newline != "\n" or "\r" in code:
+            code = re.sub(r"\r\n|\r|\n", lambda _: newline, code)
         return cst.parse_statement(code, config=self.module.config_for_parsing)
 
     def expression(self, code: str) -> cst.BaseExpression:

@@ -5,8 +5,8 @@ Importing LibCST and parsing with it cost a fix more than all its other work tog
 and 0.12 s of ~0.9 s for the 1.8.8 `agent_activity.py`). The text says unambiguously what
 LibCST's tree would hold where statements stand on lines of their own and comments sit at
 the indentation of the code they precede; there the edits are made here. Anything else (a
-`;`, a one-line suite, a tab, a form feed, a backslash continuation in moved code, an edit
-that needs LibCST nodes) raises NeedsTree, and the fixer gives the pass to the LibCST
+`;`, a one-line suite, a tab, a form feed, a backslash continuation in moved code, an
+expression that may have brackets of its own, an edit that needs LibCST nodes) raises NeedsTree, and the fixer gives the pass to the LibCST
 editor. tests/test_textedit.py holds the two editors to the same output.
 
 How LibCST lays out what moves, and so what this does:
@@ -199,17 +199,28 @@ class TextEditor(EditLog):
         self._block_op(first, first.index, last.index + 1, ("wrap", header))
 
     def replace_segments(self, located: TextLocated, segments: Sequence[tuple[ast.AST, str]]) -> None:
-        """Replace the code of each expression node (inside the located statement, on one
-        line each) by new code."""
-        spans = []
-        for node, new in segments:
-            if node.lineno != node.end_lineno:
-                raise NeedsTree("an expression over several lines")
-            line = self.lines[node.lineno - 1]
-            raw = line.encode()
-            start, end = len(raw[: node.col_offset].decode()), len(raw[: node.end_col_offset].decode())
-            spans.append((node.lineno - 1, start, end, new))
-        self._record_edit(id(located.stmt), ("segments", spans), ())
+        """Replace the code of each expression node inside the located statement by new code."""
+        self.replace_spans(located, [(*self.position(node, "start"), *self.position(node, "end"), new) for node, new in segments])
+
+    def replace_spans(self, located: TextLocated, spans: Sequence[tuple[int, int, int, int, str]]) -> None:
+        """Replace text inside the located statement: (row, column, end row, end column, new
+        code), 0-based rows, columns in characters."""
+        if located.block is None:
+            raise NeedsTree("an elif branch")
+        self._check_block(located.block)  # the statement has its lines to itself
+        self._record_edit(id(located.stmt), ("spans", list(spans)), ())
+
+    def position(self, node: ast.AST, which: str) -> tuple[int, int]:
+        """(0-based row, column in characters) of a node's start or end (`ast` counts bytes)."""
+        row, column = (node.lineno, node.col_offset) if which == "start" else (node.end_lineno, node.end_col_offset)
+        line = self.lines[row - 1]
+        return row - 1, column if line.isascii() else len(line.encode()[:column].decode())
+
+    def segment(self, node: ast.AST) -> str:
+        (row, column), (end_row, end_column) = self.position(node, "start"), self.position(node, "end")
+        if row == end_row:
+            return self.lines[row][column:end_column]
+        return self.lines[row][column:] + "".join(self.lines[row + 1 : end_row]) + self.lines[end_row][:end_column]
 
     # -- geometry --------------------------------------------------------------------------
     def _first_line(self, stmt: ast.stmt) -> int:
@@ -317,22 +328,36 @@ class TextEditor(EditLog):
                 raise NeedsTree("a moved statement that another edit changes")
 
     def _apply_node(self, regions: _Regions, located: TextLocated) -> None:
+        spans = []
         for _, (kind, value) in self._edits[id(located.stmt)]:
             if kind == "lead":  # its leading lines went above the import inserted before it
                 assert located.block is not None
                 start, first = self._boundary(located.block, located.index), self._first_line(located.stmt)
                 if start < first:
                     regions.put(start, first, "")
-            else:  # the whole statement is the region, as LibCST's splice of a replaced node
-                first, end = self._first_line(located.stmt), self._end(located.stmt)
-                lines = split_lines(regions.current(first, end))
-                rows = {row for row, _, _, _ in value}
-                if any(lines[row - first] != self.lines[row] for row in rows):
-                    raise NeedsTree("segments on edited lines")
-                for row, start, stop, new in sorted(value, key=lambda s: (s[0], -s[1])):
-                    line = lines[row - first]
-                    lines[row - first] = line[:start] + new + line[stop:]
-                regions.put(first, end, "".join(lines))
+            else:
+                spans.extend(value)
+        if not spans:
+            return
+        # the whole statement is the region, as LibCST's splice of a replaced node; edits
+        # inside its blocks (made first) must lie after the lines the spans change
+        first, end = self._first_line(located.stmt), self._end(located.stmt)
+        text = regions.current(first, end)
+        lines, original = split_lines(text), self.lines[first:end]
+        same = next((i for i, (a, b) in enumerate(zip(lines, original)) if a != b), min(len(lines), len(original)))
+        if text != "".join(original) and max(end_row for _, _, end_row, _, _ in spans) - first >= same:
+            raise NeedsTree("a change of lines another edit changed")
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        offsets = sorted(((starts[r - first] + c, starts[er - first] + ec, new) for r, c, er, ec, new in spans), reverse=True)
+        following = len(text)
+        for a, b, new in offsets:  # from the end, so that earlier offsets stay valid
+            if b > following:
+                raise NeedsTree("edits of one statement that overlap")
+            text = text[:a] + new + text[b:]
+            following = a
+        regions.put(first, end, text)
 
     def _apply_block(self, regions: _Regions, block: _Block) -> None:
         ops = sorted(((start, stop, op) for _, start, stop, op in self._block_ops[id(block.statements)]), key=lambda o: (o[0], o[1]))

@@ -85,8 +85,110 @@ def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], An
     return result
 
 
-def replace_expression(editor: Editor, located: Located, old: str, new: Callable[[Any], Any]) -> None:
-    editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
+def replace_expression(
+    editor: Editor, located: Located, old: str, new: Callable[[Any], Any], text: Callable[[ast.expr], str] | None = None
+) -> None:
+    """The expression `old` (source text) in the statement replaced: by new(LibCST node), or
+    on the text editor by text(`ast` node), the code that replaces it."""
+    if not editor.textual:
+        editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
+        return
+    node = _matching(editor, located.stmt, old)
+    if text is None or _parenthesized(editor, node, located.stmt):  # LibCST's node would take its brackets along
+        _needs_tree("an expression in brackets")
+    editor.replace_segments(located, [(node, text(node))])
+
+
+def write_push_argument(editor: Editor, located: Located, push: str, name: str) -> None:
+    """push_with_argument on the statement at `located`, with either editor."""
+    if not editor.textual:
+        editor.replace(located, lambda node: push_with_argument(editor, node, push, name))
+        return
+    call = _matching(editor, located.stmt, push)
+    if not isinstance(call, ast.Call) or not (call.args or call.keywords):
+        raise cannot_fix("the push is no longer a call")
+    ordered = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    target = next((k for k in call.keywords if k.arg == "chat_ctx"), ordered[0])
+    if isinstance(target, ast.Starred) or isinstance(target, ast.keyword) and target.arg is None:
+        _needs_tree("an unpacked argument")
+    value = target.value if isinstance(target, ast.keyword) else target
+    if len(ordered) > 1:
+        if _parenthesized(editor, value):
+            _needs_tree("an argument in brackets")
+        editor.replace_segments(located, [(value, name)])
+        return
+    # the only argument: the call on one line, `push(name)` (its comments inside go too)
+    opening = _opening(editor, call)
+    if opening is None:
+        _needs_tree("a call whose bracket is on another line")
+    row, column = opening
+    keyword = ""
+    if isinstance(target, ast.keyword):
+        (key_row, key_column), (value_row, value_column) = editor.position(target, "start"), editor.position(value, "start")
+        if key_row != value_row:
+            _needs_tree("a keyword argument over several lines")
+        keyword = editor.lines[key_row][key_column:value_column]
+    end_row, end_column = editor.position(call, "end")
+    editor.replace_spans(located, [(row, column + 1, end_row, end_column - 1, keyword + name)])
+
+
+def name_node(name: str) -> Any:
+    """A LibCST Name (for the LibCST editor's side of a fix)."""
+    import libcst as cst
+
+    return cst.Name(name)
+
+
+def unbracketed_code(editor: Editor, node: ast.AST, call: ast.Call | None = None) -> str:
+    """The source of an expression (an argument of `call`) that has no brackets of its own
+    (else LibCST decides)."""
+    if _parenthesized(editor, node, call=call):
+        _needs_tree("an expression in brackets")
+    return editor.segment(node)
+
+
+def _needs_tree(why: str) -> None:
+    from rtlint.textedit import NeedsTree
+
+    raise NeedsTree(why)
+
+
+def _matching(editor: Editor, statement: ast.stmt, old: str) -> ast.expr:
+    """The one expression of the statement whose source text is `old`, as replace_in finds
+    it in LibCST's tree; anything LibCST might match otherwise goes to LibCST."""
+    wanted = same_code_text(old)
+    found = [n for n in walk(statement) if isinstance(n, ast.expr) and same_code_text(editor.segment(n)) == wanted]
+    if len(found) != 1 or isinstance(found[0], ast.Name) and not isinstance(found[0].ctx, ast.Load):
+        _needs_tree("an expression found other than once")
+    if wanted.isidentifier():  # LibCST's tree has names where `ast` has strings: `x.old`, `f(old=1)`
+        for node in walk(statement):
+            if getattr(node, "attr", None) == wanted or isinstance(node, (ast.keyword, ast.arg)) and node.arg == wanted:
+                _needs_tree("a name that is also an attribute or keyword")
+    return found[0]
+
+
+def _parenthesized(editor: Editor, node: ast.AST, statement: ast.stmt | None = None, call: ast.Call | None = None) -> bool:
+    """Whether the node's code may have brackets of its own (in LibCST's tree they belong to
+    it; the `ast` position leaves them out): a `(` right before it and a `)` right after, or
+    where the line's edge hides what is there. A node that begins its statement has none,
+    nor an argument right after its call's own `(`."""
+    (row, column), (end_row, end_column) = editor.position(node, "start"), editor.position(node, "end")
+    if statement is not None and editor.position(statement, "start") == (row, column):
+        return False
+    before, after = editor.lines[row][:column].rstrip(), editor.lines[end_row][end_column:].strip()
+    if not before:
+        return True
+    if call is not None and (row, len(before) - 1) == _opening(editor, call):
+        return False
+    return before.endswith("(") and (not after or after.startswith(")"))
+
+
+def _opening(editor: Editor, call: ast.Call) -> tuple[int, int] | None:
+    """Where the call's `(` is, when it is on the line its callee ends on."""
+    row, column = editor.position(call.func, "end")
+    rest = editor.lines[row][column:]
+    gap = len(rest) - len(rest.lstrip(" "))
+    return (row, column + gap) if rest[gap:].startswith("(") else None
 
 
 def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> Any:
@@ -115,6 +217,12 @@ def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> 
 
 def bind_expression_statement(editor: Editor, located: Located, name: str) -> None:
     """`call(...)` as a statement becomes `name = call(...)` (comments kept)."""
+    if editor.textual:
+        if not isinstance(located.stmt, ast.Expr):
+            raise cannot_fix("the edit is not a statement of its own")
+        row, column = editor.position(located.stmt, "start")
+        editor.replace_spans(located, [(row, column, row, column, f"{name} = ")])
+        return
     import libcst as cst
 
     def change(statement: Any) -> Any:

@@ -362,7 +362,7 @@ def _build(module, function, call, receiver, fresh, edits, again, taken, applica
     def write(editor) -> None:  # noqa: ANN001
         located = editor.locate(path)
         editor.insert_before(located, [editor.statement(line) for line in lines])
-        editor.replace(located, lambda node: fx.push_with_argument(editor, node, push, fresh_name))
+        fx.write_push_argument(editor, located, push, fresh_name)
 
     steps.append(write)
     return fx.Plan(applicability, reason, steps)

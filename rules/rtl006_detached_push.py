@@ -182,14 +182,20 @@ def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast
     pushed = module.file.segment(coroutine)
 
     def await_in_place(editor) -> None:  # noqa: ANN001
-        import libcst as cst
+        def change(call):  # noqa: ANN001, ANN202 (LibCST's tree)
+            import libcst as cst
 
-        def change(call):  # noqa: ANN001, ANN202
             for arg in call.args:
                 if fx.same_code_text(editor.code(arg.value)) == fx.same_code_text(pushed):
                     return cst.Await(expression=arg.value)
             raise fx.cannot_fix("the push is no longer the spawner's argument")
 
-        fx.replace_expression(editor, editor.locate(path), spawn_text, change)
+        def text(call: ast.expr) -> str:  # the text editor's: the same, from the `ast` call
+            for arg in getattr(call, "args", ()):
+                if fx.same_code_text(editor.segment(arg)) == fx.same_code_text(pushed):
+                    return "await " + fx.unbracketed_code(editor, arg, call)
+            raise fx.cannot_fix("the push is no longer the spawner's argument")
+
+        fx.replace_expression(editor, editor.locate(path), spawn_text, change, text=text)
 
     return fx.Plan("unsafe", "the function now waits for the push before it goes on", [await_in_place])

@@ -236,12 +236,10 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
     target_text, push_text = file.segment(target), file.segment(call)
 
     def apply(editor) -> None:  # noqa: ANN001
-        import libcst as cst
-
         located = editor.locate(edit_path)
         editor.insert_before(located, [editor.statement(binding)])
-        fx.replace_expression(editor, located, target_text, lambda node: cst.Name(name))
-        editor.replace(editor.locate(push_path), lambda node: fx.push_with_argument(editor, node, push_text, name))
+        fx.replace_expression(editor, located, target_text, lambda node: fx.name_node(name), text=lambda node: name)
+        fx.write_push_argument(editor, editor.locate(push_path), push_text, name)
 
     return fx.Plan("safe", "", [apply])
 
@@ -276,6 +274,6 @@ def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target
     def apply(editor) -> None:  # noqa: ANN001
         located = editor.locate(path)
         editor.insert_before(located, [editor.statement(line) for line in lines])
-        editor.replace(located, lambda node: fx.push_with_argument(editor, node, push_text, name))
+        fx.write_push_argument(editor, located, push_text, name)
 
     return fx.Plan("safe", "", [apply])
