@@ -143,6 +143,12 @@ class TextEditor(EditLog):
     def _block_op(self, located: TextLocated, start: int, stop: int, op: Any, same_as: str | None = None) -> None:
         if located.block is None:
             raise CannotFix("the statement is an elif branch")
+        if start == stop and op[0] in ("insert", "moved"):
+            for _, other_start, other_stop, other in self._block_ops.get(id(located.block.statements), ()):
+                if other_start == other_stop == start and "moved" in (op[0], other[0]):
+                    # LibCST takes a moved statement as an insertion of its code, which an
+                    # insertion of the same code elsewhere joins instead of conflicting
+                    raise NeedsTree("a statement moved where another is inserted")
         self._record_block_op(id(located.block.statements), start, stop, op, same_as, ())
 
     def insert_before(self, located: TextLocated, statements: Sequence[TextStatement]) -> None:
@@ -166,6 +172,10 @@ class TextEditor(EditLog):
         lead = "".join(self.lines[start:first])
         stmt = located.stmt
         blank = 0 if isinstance(stmt, (ast.Import, ast.ImportFrom)) else 2 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else 1
+        if blank and (located.index, located.index, lead + code) in self._inserts.get(id(block.statements), ()):
+            # the same line is inserted there already (after the statement before): LibCST
+            # still gives this statement the blank lines, which here go with the insertion
+            raise NeedsTree("an import inserted twice at one place")
         self._block_op(located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code)
         self._record_edit(id(stmt), ("lead", None), ())  # (what LibCST records: keeps other fixes off it)
 
@@ -298,6 +308,11 @@ class TextEditor(EditLog):
                 self._apply_block(regions, self._blocks[key])
             else:
                 self._apply_node(regions, self._nodes[key])
+        last = len(self.lines)
+        if self.lines and not self.lines[-1].endswith(("\n", "\r")) and any(b == last for _, b, _ in regions.done):
+            # the last line has no line ending: LibCST's splice adds one or drops one,
+            # depending on the edit
+            raise NeedsTree("an edit at the end of a file without a final line ending")
         return regions.text(fit)
 
     def _moved_untouched(self) -> None:
@@ -397,7 +412,9 @@ class _Regions:
         """The replacements inside lines [a, b). An insertion at `b` is inside when `closed`
         (it ends a block of the statements in the range), not for a header's lines (it
         begins the block after them)."""
-        inside = []
+        inside: list[tuple[int, int, str]] = []
+        if a == b:  # an empty range (no leading lines) holds nothing, not the insertion at `a`
+            return inside
         for r in self.done:
             ra, rb, _ = r
             if ra == rb:
@@ -459,11 +476,16 @@ def _reindent(text: str, old: str, new: str) -> str:
     for index, line in enumerate(lines):
         kind, indent = kinds[index]
         body = line.rstrip("\r\n")
-        if kind == "verbatim" or not body:
+        if kind == "verbatim":
             out.append(line)
             continue
         if body.strip() == "":
-            raise NeedsTree("a line of white space")
+            if body:  # LibCST indents it as the block's (a blank line of the tokenizer's)
+                raise NeedsTree("a line of white space")
+            # LibCST marks a blank line "indented" when it starts with its block's
+            # indentation: every module-level one, none in an indented block
+            out.append(new + line if not old and _at_module_level(lines, kinds, index) else line)
+            continue
         own = body[: len(body) - len(body.lstrip(" "))]
         if not own.startswith(old):
             out.append(line)  # not at any indentation of the moved code: LibCST keeps it
@@ -475,8 +497,28 @@ def _reindent(text: str, old: str, new: str) -> str:
     return "".join(out)
 
 
+def _at_module_level(lines: list[str], kinds: list[tuple[str, Any]], index: int) -> bool:
+    """Whether the blank line at `index` of module-level code belongs to the module (the
+    code after it, past any comments, is at column 0) rather than to an indented block."""
+    comments = []
+    for row in range(index + 1, len(lines)):
+        kind, indent = kinds[row]
+        line = lines[row]
+        if not line.strip():
+            continue
+        own = line[: len(line) - len(line.lstrip(" "))]
+        if kind == "comment":
+            comments.append(own)
+            continue
+        if kind != "code" or any(c != indent for c in comments):  # a block's footer, maybe
+            raise NeedsTree("a blank line LibCST might give to a block")
+        return indent == ""
+    raise NeedsTree("a blank line at the end of moved code")
+
+
 def _line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
-    """Per line: ("verbatim", None) inside a string; ("code", indentation) for a statement's
+    """Per line: ("verbatim", None) inside a string; ("blank", None) for a blank line
+    outside brackets; ("code", indentation) for a statement's
     line or its bracketed continuation; ("comment", (indentations that shift it)) for a
     comment line outside brackets."""
     kinds: list[tuple[str, Any]] = [("unknown", None)] * count
@@ -533,4 +575,4 @@ def _line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
             last_code_indent = logical_indent
     for comment in pending_comments:  # after the last code: the block's end
         kinds[comment] = ("comment", {last_code_indent})
-    return [("verbatim", None) if k == "unknown" else (k, v) for k, v in kinds]
+    return [("blank", None) if k == "unknown" else (k, v) for k, v in kinds]
