@@ -335,8 +335,10 @@ class TextEditor(EditLog):
             if kind == "lead":  # its leading lines went above the import inserted before it
                 assert located.block is not None
                 start, first = self._boundary(located.block, located.index), self._first_line(located.stmt)
-                if start < first:
-                    regions.put(start, first, "")
+                # the region is the whole statement, as LibCST's splice of a replaced node
+                # (the line-length fit sees the edits inside it in one diff)
+                end = self._end(located.stmt)
+                regions.put(start, end, regions.current(first, end))
             else:  # the whole statement is the region, as LibCST's splice of a replaced node
                 first, end = self._first_line(located.stmt), self._end(located.stmt)
                 lines = split_lines(regions.current(first, end))
@@ -355,15 +357,12 @@ class TextEditor(EditLog):
         left = len(statements) - sum(stop - start for start, stop, _ in ops) + sum(op[0] != "remove" for _, _, op in ops)
         if left <= 0:
             raise NeedsTree("a block emptied (LibCST puts `pass` there)")
-        begin, finish = self._boundary(block, ops[0][0]), self._boundary(block, ops[-1][1])
-        out: list[str] = []
-        at = ops[0][0]
+        # a region per edit, as LibCST's splice has one per changed range of the block: the
+        # line-length fit (`fit(new, old)`) breaks what a region's diff shows as new, so a
+        # moved statement must be an insertion of its own, not a reordering inside one region
         for start, stop, op in ops:
-            if at < start:
-                out.append(regions.current(self._boundary(block, at), self._boundary(block, start)))
-            out.append(self._op_text(regions, block, start, stop, op, indent))
-            at = stop
-        regions.put(begin, finish, "".join(out))
+            text = self._op_text(regions, block, start, stop, op, indent)
+            regions.put(self._boundary(block, start), self._boundary(block, stop), text)
 
     def _op_text(self, regions: _Regions, block: _Block, start: int, stop: int, op: tuple, indent: str) -> str:
         kind = op[0]

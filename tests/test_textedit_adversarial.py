@@ -21,6 +21,7 @@ from rtlint import cstedit
 from rtlint.editlog import CannotFix
 from rtlint.fixer import _render
 from rtlint.textedit import NeedsTree, TextEditor
+from rtlint.wrap import fit_region
 from rules._edits import widen_guard
 
 DEF = (("body", 0),)  # the function of a one-function module
@@ -107,7 +108,12 @@ def _apply(editor, ops) -> None:
 _MISAPPLIED = (AttributeError, IndexError, TypeError, KeyError)  # e.g. `widen` on an `if` LibCST sees as elif
 
 
-def by_libcst(text: str, ops) -> str | type:
+def _fit(limit: int | None, unit: str):
+    """The fixer's line-length fit of each changed region (--line-length)."""
+    return None if limit is None else lambda new, old: fit_region(old, new, limit, unit)
+
+
+def by_libcst(text: str, ops, limit: int | None = None) -> str | type:
     editor = cstedit.Editor(cstedit.parse(text))
     try:
         _apply(editor, ops)
@@ -115,14 +121,14 @@ def by_libcst(text: str, ops) -> str | type:
         return CannotFix
     except _MISAPPLIED:
         return TypeError
-    return _render(editor, text, ast.parse(text))[1]
+    return _render(editor, text, ast.parse(text), _fit(limit, editor.module.default_indent))[1]
 
 
-def by_text(text: str, ops) -> str | type | None:
+def by_text(text: str, ops, limit: int | None = None) -> str | type | None:
     try:
         editor = TextEditor(text, ast.parse(text))
         _apply(editor, ops)
-        return editor.rendered()
+        return editor.rendered(_fit(limit, editor.unit))
     except NeedsTree:
         return None
     except CannotFix:
@@ -131,12 +137,13 @@ def by_text(text: str, ops) -> str | type | None:
         return TypeError
 
 
-def _agree(text: str, ops) -> bool:
-    """Asserts the two editors agree on `ops`; whether the text editor made them."""
-    on_text = by_text(text, ops)
+def _agree(text: str, ops, limit: int | None = None) -> bool:
+    """Asserts the two editors agree on `ops` (fitted to `limit`); whether the text editor
+    made them."""
+    on_text = by_text(text, ops, limit)
     if on_text is None:
         return False
-    on_libcst = by_libcst(text, ops)
+    on_libcst = by_libcst(text, ops, limit)
     if TypeError in (on_text, on_libcst):
         return False
     assert on_text == on_libcst, (text, ops)
@@ -168,15 +175,17 @@ SHAPES = {
     "compound statements to move": "def f():\n    x = 0\n    try:\n        a()\n    except E:  # why\n        b()\n    else:\n        c()\n    # after try\n    y = 1\n    with m:\n        if n:\n            o()\n",
     "a line of white space": "def f():\n    a = 1\n    \n    b = 2\n",
     "mixed indentation": "def f():\n    a = 1\n    if b:\n      c = 2\n      if d:\n         e = 3\n    g = 4\n",
+    "long lines": "def f():\n    a = " + "+".join(["x"] * 30) + "\n    b = \"# not a comment\"  # real\n    if \"ü\" and self.ready and not self.closed:\n        c = 1\n",
 }
 
 
+@pytest.mark.parametrize("limit", [None, 30], ids=["as is", "line length 30"])
 @pytest.mark.parametrize("name", SHAPES)
-def test_every_edit_at_every_statement(name: str) -> None:
+def test_every_edit_at_every_statement(name: str, limit: int | None) -> None:
     text = SHAPES[name]
     ops = _ops(text)
     pairs = random.Random(name).sample(list(itertools.product(ops, ops)), min(40, len(ops) ** 2))
-    made = sum(_agree(text, [op]) for op in ops) + sum(_agree(text, list(pair)) for pair in pairs)
+    made = sum(_agree(text, [op], limit) for op in ops) + sum(_agree(text, list(pair), limit) for pair in pairs)
     assert made  # not all declined
 
 
@@ -283,6 +292,33 @@ def test_two_statements_of_the_same_code_moved_to_one_place_are_both_kept() -> N
     assert by_libcst(_SAME_CODE_TWICE, _BOTH_TO_THE_TOP).count("x = 1") == 2
 
 
+LONG = "def f():\n    a = " + "+".join(["x"] * 12) + "\n    b = 2\n"
+LONG_FITTED = "    a = (\n" + "".join(f"        {'+' if i else ''}x\n" for i in range(12)) + "    )\n"
+
+
+@pytest.mark.parametrize(
+    "ops, expected",
+    [
+        # a long statement moved before the statement after it: LibCST inserts it there,
+        # so the fit breaks it, though it stands where it stood
+        ([("move", DEF + (("body", 0),), DEF + (("body", 1),))], "def f():\n" + LONG_FITTED + "    b = 2\n"),
+        # the short one moved before the long one: only it is new, the long one is kept
+        ([("move", DEF + (("body", 1),), DEF + (("body", 0),))], "def f():\n    b = 2\n" + LONG.split("\n", 1)[1].split("    b = 2\n")[0]),
+        # an import before the function: LibCST's splice region is the whole function, in
+        # which the moved long statement is where it was, and is kept
+        (
+            [("move", DEF + (("body", 0),), DEF + (("body", 1),)), ("import", (("body", 0),), False)],
+            "import contextlib\n\n\n" + LONG,
+        ),
+    ],
+)
+def test_the_line_length_fit_sees_the_regions_libcst_splices(ops, expected: str) -> None:
+    """The fit breaks the long lines a region's diff shows as new; the text editor's regions
+    were a whole block's edits at once, and the lines a move reordered were a diff's guess."""
+    assert by_libcst(LONG, ops, limit=30) == expected
+    assert by_text(LONG, ops, limit=30) == expected
+
+
 # -- generated programs ---------------------------------------------------------------------
 
 SIMPLE = [
@@ -349,4 +385,4 @@ def test_generated_programs(seed: int) -> None:
     text, rnd = program(seed)
     ops = _ops(text)
     for _ in range(6):
-        _agree(text, rnd.sample(ops, min(len(ops), rnd.randint(1, 3))))
+        _agree(text, rnd.sample(ops, min(len(ops), rnd.randint(1, 3))), rnd.choice([None, 30]))
