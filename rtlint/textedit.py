@@ -413,6 +413,8 @@ class _Regions:
         begins the block after them)."""
         inside: list[tuple[int, int, str]] = []
         if a == b:  # an empty range (no leading lines) holds nothing, not the insertion at `a`
+            if any(ra < a < rb for ra, rb, _ in self.done):
+                raise NeedsTree("edits that overlap")
             return inside
         for r in self.done:
             ra, rb, _ = r

@@ -386,3 +386,17 @@ def test_generated_programs(seed: int) -> None:
     ops = _ops(text)
     for _ in range(6):
         _agree(text, rnd.sample(ops, min(len(ops), rnd.randint(1, 3))), rnd.choice([None, 30]))
+
+
+def test_an_empty_range_of_the_regions_holds_no_insertion_and_overlaps_none() -> None:
+    from rtlint.textedit import _Regions
+
+    regions = _Regions(["a\n", "b\n", "c\n"])
+    regions.put(1, 1, "new\n")
+    assert regions.current(1, 1) == ""  # the leading lines of a statement that has none
+    assert regions.current(0, 1) == "a\nnew\n"  # the end of a block holds the insertion at it
+    regions.put(0, 1, regions.current(0, 1).upper())  # an outer edit takes it in
+    assert regions.text(None) == "A\nNEW\nb\nc\n"
+    regions.put(1, 3, "BC\n")
+    with pytest.raises(NeedsTree, match="overlap"):
+        regions.put(2, 2, "inside\n")  # strictly inside a region already replaced
