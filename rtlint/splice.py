@@ -32,6 +32,9 @@ def spliced(editor: Editor, text: str, tree: ast.Module, fit: Callable[[str, str
     for start, stop, old, new in splices:
         if start < at or stop > len(lines):
             raise CannotSplice("the changed statements overlap")
+        if start == stop == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
+            # code added after a last line that has no line ending would run on from it
+            raise CannotSplice("an insertion after the last line, which has no line ending")
         original = "".join(lines[start:stop])
         if fit is not None:
             new = fit(new, old)
@@ -150,7 +153,7 @@ class _Walker:
         if id(old) in self.edits_on or isinstance(old, cst.SimpleStatementLine) or not _same_shape(old, new):
             return [self._whole(old, new, statement, indents)]
         found: list = []
-        for old_block, new_block, body in _blocks(old, new, statement):
+        for old_block, new_block, body, deeper in _blocks(old, new, statement):
             if isinstance(old_block, cst.If):  # an elif: a statement of its own, without a block
                 if id(old_block) not in self.spine:
                     continue
@@ -158,7 +161,7 @@ class _Walker:
                     return [self._whole(old, new, statement, indents)]
                 inner = self._entry_blocks(old_block, new_block, body, indents)
             elif id(old_block) in self.spine:
-                inner = self._block(old_block, new_block, body, indents)
+                inner = self._block(old_block, new_block, body, [*indents, *(self.module.default_indent if i is None else i for i in deeper)])
             else:
                 continue
             if inner is None:
@@ -168,7 +171,7 @@ class _Walker:
 
     def _entry_blocks(self, old: Any, new: Any, statement: ast.stmt, indents: list[str]) -> list | None:
         found: list = []
-        for old_block, new_block, body in _blocks(old, new, statement):
+        for old_block, new_block, body, deeper in _blocks(old, new, statement):
             if id(old_block) not in self.spine:
                 continue
             if isinstance(old_block, cst.If):
@@ -176,7 +179,7 @@ class _Walker:
                     return None
                 inner = self._entry_blocks(old_block, new_block, body, indents)
             else:
-                inner = self._block(old_block, new_block, body, indents)
+                inner = self._block(old_block, new_block, body, [*indents, *(self.module.default_indent if i is None else i for i in deeper)])
             if inner is None:
                 return None
             found.extend(inner)
@@ -212,20 +215,23 @@ def _same_shape(old: Any, new: Any) -> bool:
     return True
 
 
-def _blocks(old: Any, new: Any, statement: Any) -> Iterator[tuple[Any, Any, Any]]:
-    """(old block, new block, the ast statements of it) of a compound statement; an elif
-    gives (old If, new If, its ast If)."""
+def _blocks(old: Any, new: Any, statement: Any) -> Iterator[tuple[Any, Any, Any, list[Any]]]:
+    """(old block, new block, the ast statements of it, the indentation between the
+    statement and the block's own) of a compound statement; an elif gives (old If, new If,
+    its ast If, [])."""
     if isinstance(old, (cst.FunctionDef, cst.ClassDef, cst.With, cst.For, cst.While, cst.If, cst.Try, cst.TryStar)):
-        yield old.body, new.body, statement.body
+        yield old.body, new.body, statement.body, []
     for index, handler in enumerate(getattr(old, "handlers", ())):
-        yield handler.body, new.handlers[index].body, statement.handlers[index].body
+        yield handler.body, new.handlers[index].body, statement.handlers[index].body, []
+    # the `case` lines are indented inside the `match` (Match.indent), their blocks inside them
+    case_indent = [old.indent] if isinstance(old, cst.Match) else []  # None: the module's default
     for index, case in enumerate(getattr(old, "cases", ())):
-        yield case.body, new.cases[index].body, statement.cases[index].body
+        yield case.body, new.cases[index].body, statement.cases[index].body, case_indent
     orelse = getattr(old, "orelse", None)
     if isinstance(orelse, cst.If):
-        yield orelse, new.orelse, statement.orelse[0]
+        yield orelse, new.orelse, statement.orelse[0], []
     elif orelse is not None:
-        yield orelse.body, new.orelse.body, statement.orelse
+        yield orelse.body, new.orelse.body, statement.orelse, []
     finalbody = getattr(old, "finalbody", None)
     if finalbody is not None:
-        yield finalbody.body, new.finalbody.body, statement.finalbody
+        yield finalbody.body, new.finalbody.body, statement.finalbody, []

@@ -143,6 +143,12 @@ class TextEditor(EditLog):
     def _block_op(self, located: TextLocated, start: int, stop: int, op: Any, same_as: str | None = None) -> None:
         if located.block is None:
             raise CannotFix("the statement is an elif branch")
+        if start == stop and op[0] in ("insert", "moved"):
+            for _, other_start, other_stop, other in self._block_ops.get(id(located.block.statements), ()):
+                if other_start == other_stop == start and "moved" in (op[0], other[0]):
+                    # LibCST takes a moved statement as an insertion of its code, which an
+                    # insertion of the same code elsewhere joins instead of conflicting
+                    raise NeedsTree("a statement moved where another is inserted")
         self._record_block_op(id(located.block.statements), start, stop, op, same_as, ())
 
     def insert_before(self, located: TextLocated, statements: Sequence[TextStatement]) -> None:
@@ -167,6 +173,10 @@ class TextEditor(EditLog):
         stmt = located.stmt
         target_code = "".join(self.lines[first : self._end(stmt)]) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else ""
         blank = blank_lines_between(code, target_code, isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        if blank and (located.index, located.index, lead + code) in self._inserts.get(id(block.statements), ()):
+            # the same line is inserted there already (after the statement before): LibCST
+            # still gives this statement the blank lines, which here go with the insertion
+            raise NeedsTree("an import inserted twice at one place")
         self._block_op(located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code)
         self._record_edit(id(stmt), ("lead", None), ())  # (what LibCST records: keeps other fixes off it)
 
@@ -310,6 +320,11 @@ class TextEditor(EditLog):
                 self._apply_block(regions, self._blocks[key])
             else:
                 self._apply_node(regions, self._nodes[key])
+        last = len(self.lines)
+        if self.lines and not self.lines[-1].endswith(("\n", "\r")) and any(b == last for _, b, _ in regions.done):
+            # the last line has no line ending: LibCST's splice adds one or drops one,
+            # depending on the edit
+            raise NeedsTree("an edit at the end of a file without a final line ending")
         return regions.text(fit)
 
     def _moved_untouched(self) -> None:
@@ -328,36 +343,35 @@ class TextEditor(EditLog):
                 raise NeedsTree("a moved statement that another edit changes")
 
     def _apply_node(self, regions: _Regions, located: TextLocated) -> None:
-        spans = []
-        for _, (kind, value) in self._edits[id(located.stmt)]:
-            if kind == "lead":  # its leading lines went above the import inserted before it
-                assert located.block is not None
-                start, first = self._boundary(located.block, located.index), self._first_line(located.stmt)
-                if start < first:
-                    regions.put(start, first, "")
-            else:
-                spans.extend(value)
-        if not spans:
-            return
-        # the whole statement is the region, as LibCST's splice of a replaced node; edits
-        # inside its blocks (made first) must lie after the lines the spans change
+        edits = [value for _, value in self._edits[id(located.stmt)]]
+        spans = [span for kind, value in edits if kind == "spans" for span in value]
         first, end = self._first_line(located.stmt), self._end(located.stmt)
-        text = regions.current(first, end)
-        lines, original = split_lines(text), self.lines[first:end]
-        same = next((i for i, (a, b) in enumerate(zip(lines, original)) if a != b), min(len(lines), len(original)))
-        if text != "".join(original) and max(end_row for _, _, end_row, _, _ in spans) - first >= same:
-            raise NeedsTree("a change of lines another edit changed")
-        starts = [0]
-        for line in lines:
-            starts.append(starts[-1] + len(line))
-        offsets = sorted(((starts[r - first] + c, starts[er - first] + ec, new) for r, c, er, ec, new in spans), reverse=True)
-        following = len(text)
-        for a, b, new in offsets:  # from the end, so that earlier offsets stay valid
-            if b > following:
-                raise NeedsTree("edits of one statement that overlap")
-            text = text[:a] + new + text[b:]
-            following = a
-        regions.put(first, end, text)
+        if spans:
+            # the whole statement is the region, as LibCST's splice of a replaced node; edits
+            # inside its blocks (made first) must lie after the lines the spans change
+            text = regions.current(first, end)
+            lines, original = split_lines(text), self.lines[first:end]
+            same = next((i for i, (a, b) in enumerate(zip(lines, original)) if a != b), min(len(lines), len(original)))
+            if text != "".join(original) and max(end_row for _, _, end_row, _, _ in spans) - first >= same:
+                raise NeedsTree("a change of lines another edit changed")
+            starts = [0]
+            for line in lines:
+                starts.append(starts[-1] + len(line))
+            offsets = sorted(((starts[r - first] + c, starts[er - first] + ec, new) for r, c, er, ec, new in spans), reverse=True)
+            following = len(text)
+            for a, b, new in offsets:  # from the end, so that earlier offsets stay valid
+                if b > following:
+                    raise NeedsTree("edits of one statement that overlap")
+                text = text[:a] + new + text[b:]
+                following = a
+            regions.put(first, end, text)
+        if any(kind == "lead" for kind, _ in edits):
+            # its leading lines went above the import inserted before it; the region is the
+            # whole statement, as LibCST's splice of a replaced node (the line-length fit
+            # sees the edits inside it in one diff)
+            assert located.block is not None
+            start = self._boundary(located.block, located.index)
+            regions.put(start, end, regions.current(first, end))
 
     def _apply_block(self, regions: _Regions, block: _Block) -> None:
         ops = sorted(((start, stop, op) for _, start, stop, op in self._block_ops[id(block.statements)]), key=lambda o: (o[0], o[1]))
@@ -366,15 +380,12 @@ class TextEditor(EditLog):
         left = len(statements) - sum(stop - start for start, stop, _ in ops) + sum(op[0] != "remove" for _, _, op in ops)
         if left <= 0:
             raise NeedsTree("a block emptied (LibCST puts `pass` there)")
-        begin, finish = self._boundary(block, ops[0][0]), self._boundary(block, ops[-1][1])
-        out: list[str] = []
-        at = ops[0][0]
+        # a region per edit, as LibCST's splice has one per changed range of the block: the
+        # line-length fit (`fit(new, old)`) breaks what a region's diff shows as new, so a
+        # moved statement must be an insertion of its own, not a reordering inside one region
         for start, stop, op in ops:
-            if at < start:
-                out.append(regions.current(self._boundary(block, at), self._boundary(block, start)))
-            out.append(self._op_text(regions, block, start, stop, op, indent))
-            at = stop
-        regions.put(begin, finish, "".join(out))
+            text = self._op_text(regions, block, start, stop, op, indent)
+            regions.put(self._boundary(block, start), self._boundary(block, stop), text)
 
     def _op_text(self, regions: _Regions, block: _Block, start: int, stop: int, op: tuple, indent: str) -> str:
         kind = op[0]
@@ -423,7 +434,11 @@ class _Regions:
         """The replacements inside lines [a, b). An insertion at `b` is inside when `closed`
         (it ends a block of the statements in the range), not for a header's lines (it
         begins the block after them)."""
-        inside = []
+        inside: list[tuple[int, int, str]] = []
+        if a == b:  # an empty range (no leading lines) holds nothing, not the insertion at `a`
+            if any(ra < a < rb for ra, rb, _ in self.done):
+                raise NeedsTree("edits that overlap")
+            return inside
         for r in self.done:
             ra, rb, _ = r
             if ra == rb:
@@ -485,11 +500,16 @@ def _reindent(text: str, old: str, new: str) -> str:
     for index, line in enumerate(lines):
         kind, indent = kinds[index]
         body = line.rstrip("\r\n")
-        if kind == "verbatim" or not body:
+        if kind == "verbatim":
             out.append(line)
             continue
         if body.strip() == "":
-            raise NeedsTree("a line of white space")
+            if body:  # LibCST indents it as the block's (a blank line of the tokenizer's)
+                raise NeedsTree("a line of white space")
+            # LibCST marks a blank line "indented" when it starts with its block's
+            # indentation: every module-level one, none in an indented block
+            out.append(new + line if not old and _at_module_level(lines, kinds, index) else line)
+            continue
         own = body[: len(body) - len(body.lstrip(" "))]
         if not own.startswith(old):
             out.append(line)  # not at any indentation of the moved code: LibCST keeps it
@@ -501,8 +521,28 @@ def _reindent(text: str, old: str, new: str) -> str:
     return "".join(out)
 
 
+def _at_module_level(lines: list[str], kinds: list[tuple[str, Any]], index: int) -> bool:
+    """Whether the blank line at `index` of module-level code belongs to the module (the
+    code after it, past any comments, is at column 0) rather than to an indented block."""
+    comments = []
+    for row in range(index + 1, len(lines)):
+        kind, indent = kinds[row]
+        line = lines[row]
+        if not line.strip():
+            continue
+        own = line[: len(line) - len(line.lstrip(" "))]
+        if kind == "comment":
+            comments.append(own)
+            continue
+        if kind != "code" or any(c != indent for c in comments):  # a block's footer, maybe
+            raise NeedsTree("a blank line LibCST might give to a block")
+        return indent == ""
+    raise NeedsTree("a blank line at the end of moved code")
+
+
 def _line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
-    """Per line: ("verbatim", None) inside a string; ("code", indentation) for a statement's
+    """Per line: ("verbatim", None) inside a string; ("blank", None) for a blank line
+    outside brackets; ("code", indentation) for a statement's
     line or its bracketed continuation; ("comment", (indentations that shift it)) for a
     comment line outside brackets."""
     kinds: list[tuple[str, Any]] = [("unknown", None)] * count
@@ -559,4 +599,4 @@ def _line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
             last_code_indent = logical_indent
     for comment in pending_comments:  # after the last code: the block's end
         kinds[comment] = ("comment", {last_code_indent})
-    return [("verbatim", None) if k == "unknown" else (k, v) for k, v in kinds]
+    return [("blank", None) if k == "unknown" else (k, v) for k, v in kinds]
