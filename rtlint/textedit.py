@@ -183,17 +183,19 @@ class TextEditor(EditLog):
     def remove(self, located: TextLocated) -> None:
         self._block_op(located, located.index, located.index + 1, ("remove",))
 
-    def move_before(self, located: TextLocated, target: TextLocated) -> None:
-        """Move the statement at `located` to just before `target`, with the comments above
-        it (not the blank lines)."""
-        block = located.block
-        if block is None or target.block is None:
+    def move_before(self, target: TextLocated, *located: TextLocated) -> None:
+        """Move the statements at `located` (in that order) to just before `target`, each
+        with the comments above it (not the blank lines)."""
+        if target.block is None or any(one.block is None for one in located):
             raise CannotFix("the statement is an elif branch")
-        start, first = self._boundary(block, located.index), self._first_line(located.stmt)
-        comments = [line for line in self.lines[start:first] if line.strip()]
-        end = self._end(located.stmt)
-        moved = (comments, self.lines[first:end], self._indent_of(located.stmt), (first, end), located.depth)
-        self.remove(located)
+        moved = []
+        for one in located:
+            assert one.block is not None
+            start, first = self._boundary(one.block, one.index), self._first_line(one.stmt)
+            comments = [line for line in self.lines[start:first] if line.strip()]
+            end = self._end(one.stmt)
+            moved.append((comments, self.lines[first:end], self._indent_of(one.stmt), (first, end), one.depth))
+            self.remove(one)
         self._block_op(target, target.index, target.index, ("moved", moved))
 
     def wrap(self, first: TextLocated, last: TextLocated, header: str, flatten: Callable[[Any], bool] = lambda node: False) -> None:
@@ -329,7 +331,7 @@ class TextEditor(EditLog):
 
     def _moved_untouched(self) -> None:
         """A moved statement is taken as it was: no other edit may be inside it."""
-        moved = [op[1][3:] for ops in self._block_ops.values() for _, _, _, op in ops if op[0] == "moved"]
+        moved = [one[3:] for ops in self._block_ops.values() for _, _, _, op in ops if op[0] == "moved" for one in op[1]]
         if not moved:
             return
         for key, ops in self._block_ops.items():
@@ -395,8 +397,7 @@ class TextEditor(EditLog):
             lead, blank = (op[2], op[3]) if len(op) > 2 else ("", 0)
             return lead + "".join(self._inserted(s.code, indent) for s in op[1]) + self.newline * blank
         if kind == "moved":
-            comments, code, old, _, _ = op[1]
-            return _reindent("".join(comments + code), old, indent)
+            return "".join(_reindent("".join(comments + code), old, indent) for comments, code, old, _, _ in op[1])
         # wrap
         header = op[1]
         first = self._first_line(block.statements[start])

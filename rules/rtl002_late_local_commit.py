@@ -76,9 +76,7 @@ class OrderingPlan:
     import_at: tuple[StatementPath, bool] | None = None  # where `import contextlib` goes
 
     def apply(self, editor: Editor) -> None:
-        target = editor.locate(self.before)
-        for path in self.moves:
-            editor.move_before(editor.locate(path), target)
+        editor.move_before(editor.locate(self.before), *(editor.locate(path) for path in self.moves))
         undo = editor.statement(self.undo)
         for path in self.rollbacks:
             editor.insert_before(editor.locate(path), [undo])

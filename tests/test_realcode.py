@@ -152,3 +152,19 @@ def test_189_new_unlocked_snapshot_and_the_remaining_bugs() -> None:
     assert check_source(fixed.text, "agent_activity.py") == []
     total, locked = _self_pushes_under_lock(fixed.text, "AgentActivity")
     assert total == locked == 6
+
+
+def test_188_commit_companions_move_with_the_commit(tmp_path: Path) -> None:
+    """`commit-companions` names calls that move with a late commit: both go before the push
+    in one edit (two moves to one place once conflicted, and the RTL002 fix was dropped)."""
+    target = tmp_path / "agent_activity.py"
+    shutil.copy(agent_activity("1.8.8"), target)
+    (tmp_path / "pyproject.toml").write_text('[tool.rtlint]\ncommit-companions = ["_conversation_item_added"]\n')
+    run = run_main("--no-cache", "--fix", str(target))
+    assert run.exit_code == 0, run.stderr
+    lines = target.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if 'msg = chat_ctx.add_message(role="user"' in line)
+    window = "\n".join(lines[start : start + 20])
+    push = window.index("await self._rt_session.update_chat_ctx(chat_ctx)")
+    assert window.index("self._agent._chat_ctx._upsert_item(msg)") < window.index("self._session._conversation_item_added(msg)") < push
+    assert not [f for f in check_source(target.read_text(), str(target)) if f.code == "RTL002"]

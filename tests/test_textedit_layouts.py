@@ -87,7 +87,7 @@ def _one(editor, op) -> None:
     elif kind == "after":
         editor.insert_after(here(op[1]), [editor.statement("with suppress(E):\n    r.remove(x)\n")])
     elif kind == "move":
-        editor.move_before(here(op[1]), here(op[2]))
+        editor.move_before(here(op[2]), here(op[1]))
     elif kind == "remove":
         editor.remove(here(op[1]))
     elif kind == "import":
