@@ -159,6 +159,20 @@ def scaled_fit(run: Run) -> tuple[float, float, float]:
     return linear_fit(xs, ys)
 
 
+def _snapshot_version() -> str:
+    """The version of the code measured (the snapshot's), not of venv-rtlint's install,
+    which is rebuilt only when the dependencies change."""
+    import re
+
+    from bench.corpora import CORPORA
+
+    try:
+        found = re.search(r'__version__ = "([^"]+)"', (CORPORA / "snapshot" / "rtlint" / "__init__.py").read_text())
+    except OSError:
+        return "?"
+    return found.group(1) if found else "?"
+
+
 def _version(tools: Tools, dist: str, own: bool = False) -> str:
     return tools.version(dist, tools.python if own else None) or "?"
 
@@ -179,7 +193,7 @@ def markdown(run: Run) -> str:
         f"- date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"- CPU: {cpu_model()}, {os.cpu_count()} cores; {platform.system()} {platform.release()}",
         f"- Python {python} (rtlint and the yardstick); load average before {run.load_before}, after {run.load_after}",
-        f"- rtlint {_version(tools, 'rtlint', True)}, libcst {_version(tools, 'libcst', True)}, flake8 {_version(tools, 'flake8', True)}; "
+        f"- rtlint {_snapshot_version()}, libcst {_version(tools, 'libcst', True)}, flake8 {_version(tools, 'flake8', True)}; "
         f"ruff {_version(tools, 'ruff')}, semgrep {_version(tools, 'semgrep')}, Fixit {_version(tools, 'fixit')}",
         f"- rtlint measured: a snapshot (digest {run.snapshot}) of the checkout at {run.source_before[0]} (sources {run.source_before[1]})"
         + ("" if run.source_after[1] == run.source_before[1] else

@@ -15,6 +15,11 @@ class CannotFix(Exception):
     """The fix cannot be built on this tree; the message says why."""
 
 
+class NeedsTree(Exception):
+    """The text editor cannot make this edit, or edit this file, as LibCST would: the pass
+    goes to the LibCST editor."""
+
+
 class EditLog:
     """Edits keyed by the identity of the statement (`edits`) or block (`block_ops`) they
     change. Several fixes share one log: `begin()` starts a fix, an edit that overlaps

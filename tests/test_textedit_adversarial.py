@@ -14,7 +14,7 @@ import itertools
 import random
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rtlint import cstedit
@@ -402,7 +402,7 @@ def test_generated_programs(seed: int) -> None:
 
 
 def test_an_empty_range_of_the_regions_holds_no_insertion_and_overlaps_none() -> None:
-    from rtlint.textedit import _Regions
+    from rtlint.textlayout import Regions as _Regions
 
     regions = _Regions(["a\n", "b\n", "c\n"])
     regions.put(1, 1, "new\n")

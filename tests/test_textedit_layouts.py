@@ -66,9 +66,8 @@ def _module(entries: list[int], gaps: list[int], unit: str, newline: str) -> str
 BODY = (("body", 1), ("body", 1))  # class Agent, then its method
 
 
-def _apply(editor, text: str, ops) -> None:
-    tree_paths = ops
-    for op in tree_paths:
+def _apply(editor, ops) -> None:
+    for op in ops:  # each op a fix of its own
         editor.begin()
         try:
             _one(editor, op)
@@ -116,7 +115,7 @@ def _ops(count: int):
 def _by_libcst(text: str, tree, ops) -> str | type:
     editor = cstedit.Editor(cstedit.parse(text))
     try:
-        _apply(editor, text, ops)
+        _apply(editor, ops)
     except CannotFix:
         return CannotFix
     except (AttributeError, IndexError, TypeError):  # the op does not apply to that statement
@@ -127,7 +126,7 @@ def _by_libcst(text: str, tree, ops) -> str | type:
 def _by_text(text: str, tree, ops) -> str | type | None:
     try:
         editor = TextEditor(text, tree)
-        _apply(editor, text, ops)
+        _apply(editor, ops)
         return editor.rendered()
     except NeedsTree:
         return None
