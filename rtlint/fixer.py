@@ -98,28 +98,14 @@ def build_fix(
 ) -> Fix | None:
     """The edits of one finding's fix against `text`, or None when the rule cannot build it.
     Raises NeedsDefinitions when `skeleton` lacks a function the fix needs."""
-    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.cstedit import Editor
 
     if finding.fixable is None or skeleton is None:
         return None
     editor = Editor(skeleton.module, skeleton=skeleton)
-    editor.begin()
-    try:
-        rule.fix(finding, FixContext(text, settings, editor))
-    except CannotFix:
+    if not _recorded(rule, finding, text, settings, editor):
         return None
-    if editor.empty:
-        return None
-    fit = None
-    if line_length is not None:
-        from rtlint.wrap import fit_region
-
-        unit = getattr(skeleton.module, "default_indent", "    ")
-
-        def fit(new: str, old: str) -> str:
-            return fit_region(old, new, line_length, unit)
-
-    _, rendered, fitted = _render(editor, text, tree, fit)
+    _, rendered, fitted = _render(editor, text, tree, _region_fit(line_length, getattr(skeleton.module, "default_indent", "    ")))
     if rendered is None:
         return None
     if line_length is not None and not fitted:  # rendered whole, not spliced: fit it whole
@@ -128,33 +114,44 @@ def build_fix(
     return Fix(finding.fixable, edits) if edits else None
 
 
+def _recorded(rule: Rule, finding: Finding, text: str, settings: Settings, editor) -> bool:
+    """Whether the finding's fix recorded edits on `editor` (False: CannotFix, or nothing)."""
+    from rtlint.editlog import CannotFix
+
+    editor.begin()
+    try:
+        rule.fix(finding, FixContext(text, settings, editor))
+    except CannotFix:
+        return False
+    return not editor.empty
+
+
+def _region_fit(line_length: int | None, unit: str):
+    """The line-length hook for the regions an edit rewrites (JSON, SARIF), or None."""
+    if line_length is None:
+        return None
+    from rtlint.wrap import fit_region
+
+    def fit(new: str, old: str) -> str:
+        return fit_region(old, new, line_length, unit)
+
+    return fit
+
+
 _NEEDS_TREE = object()
 
 
 def _text_fix(rule: Rule, finding: Finding, text: str, tree, settings: Settings, line_length: int | None):
     """build_fix made by the text editor, or _NEEDS_TREE when it cannot be made there."""
-    from rtlint.editlog import CannotFix
     from rtlint.textedit import NeedsTree, TextEditor
 
     if finding.fixable is None:
         return None
     try:
         editor = TextEditor(text, tree)
-        editor.begin()
-        try:
-            rule.fix(finding, FixContext(text, settings, editor))
-        except CannotFix:
+        if not _recorded(rule, finding, text, settings, editor):
             return None
-        if editor.empty:
-            return None
-        fit = None
-        if line_length is not None:
-            from rtlint.wrap import fit_region
-
-            def fit(new: str, old: str) -> str:
-                return fit_region(old, new, line_length, editor.unit)
-
-        rendered = editor.rendered(fit)
+        rendered = editor.rendered(_region_fit(line_length, editor.unit))
     except NeedsTree:
         return _NEEDS_TREE
     except Exception:  # the LibCST path reports it as it always has
