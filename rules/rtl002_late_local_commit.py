@@ -107,6 +107,11 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
     anchor = hoist_point(file, push_path, start, locks, defined) if all(definitions) else None
     if anchor is None:
         return OrderingPlan(None, "no place before the push where the item exists")
+    for item, at_push in zip(items, definitions):
+        # a value of the name that reaches the commit but not the push: the commit moved
+        # before the push would be lost on that value's paths
+        if any(d not in at_push for d in assignments_reaching(file, push.function.node, item.name, commit.value)):
+            return OrderingPlan(None, f"`{item.name}` reaches the commit also from where it is not pushed; moved before the push, the commit would be lost there")
     conditions = conditions_between(file, commit_path, shared + (late.order != "after"))
     if conditions:
         unsafe.append(f"the commit is conditional ({conditions}); hoisting it makes it unconditional")
