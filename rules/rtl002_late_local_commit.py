@@ -189,7 +189,9 @@ class LateLocalCommit(Rule):
     the commit (their failure would now undo it); when the item may already be in the local
     context (not made in this function: removing it could delete an older version), or is
     bound in a loop's `try` (an early failure could remove an older one). Not fixed when the
-    commit uses a value computed after the push. An exception that escapes every handler
+    commit uses a value computed after the push, or when the name also reaches the commit
+    with a value that was not pushed (bound in a branch the push is not in: moved before the
+    push, the commit would be lost on that path). An exception that escapes every handler
     (cancellation included) leaves the item committed, like the tool-output paths.
 
     Not a finding: a commit before the push; a commit of an item that was not pushed (a
