@@ -103,7 +103,7 @@ def build_fix(
     if finding.fixable is None or skeleton is None:
         return None
     editor = Editor(skeleton.module, skeleton=skeleton)
-    if not _recorded(rule, finding, text, settings, editor):
+    if not _recorded(rule, finding, text, settings, editor) or editor.empty:
         return None
     _, rendered, fitted = _render(editor, text, tree, _region_fit(line_length, getattr(skeleton.module, "default_indent", "    ")))
     if rendered is None:
@@ -115,15 +115,47 @@ def build_fix(
 
 
 def _recorded(rule: Rule, finding: Finding, text: str, settings: Settings, editor) -> bool:
-    """Whether the finding's fix recorded edits on `editor` (False: CannotFix, or nothing)."""
+    """Record the finding's fix on `editor` as a fix of its own; False (its edits dropped)
+    when it cannot be built there (CannotFix: it overlaps another fix, or the tree)."""
     from rtlint.editlog import CannotFix
 
     editor.begin()
     try:
         rule.fix(finding, FixContext(text, settings, editor))
     except CannotFix:
+        editor.rollback()
         return False
-    return not editor.empty
+    return True
+
+
+class _FixRaised(Exception):
+    """A rule's fix raised (a bug, or a limit such as RecursionError), while a pass recorded it."""
+
+    def __init__(self, finding: Finding, error: Exception) -> None:
+        super().__init__(str(error))
+        self.finding, self.error = finding, error
+
+
+def _record_pass(editor, wanted, current: str, settings: Settings, by_code, one_at_a_time: bool) -> list[Finding]:
+    """The wanted fixes recorded on `editor`, each as a fix of its own; one that cannot be
+    built now waits for the next pass. The editors' signals (NeedsTree, NeedsDefinitions)
+    pass through; anything else a fix raises becomes _FixRaised."""
+    from rtlint.editlog import NeedsTree
+    from rtlint.skeleton import NeedsDefinitions
+
+    chosen: list[Finding] = []
+    for finding in wanted:
+        try:
+            recorded = _recorded(by_code[finding.code], finding, current, settings, editor)
+        except (NeedsTree, NeedsDefinitions):
+            raise
+        except Exception as exc:
+            raise _FixRaised(finding, exc) from exc
+        if recorded:
+            chosen.append(finding)
+            if one_at_a_time:
+                break
+    return chosen
 
 
 def _region_fit(line_length: int | None, unit: str):
@@ -149,7 +181,7 @@ def _text_fix(rule: Rule, finding: Finding, text: str, tree, settings: Settings,
         return None
     try:
         editor = TextEditor(text, tree)
-        if not _recorded(rule, finding, text, settings, editor):
+        if not _recorded(rule, finding, text, settings, editor) or editor.empty:
             return None
         rendered = editor.rendered(_region_fit(line_length, editor.unit))
     except NeedsTree:
@@ -334,28 +366,15 @@ def fix_text(
 def _text_pass(wanted, current, tree, settings, by_code, one_at_a_time):
     """One pass made by the text editor, as _build_pass would make it with LibCST; None when
     any of its fixes needs the LibCST tree (then the whole pass goes to LibCST)."""
-    from rtlint.editlog import CannotFix
-    from rtlint.textedit import NeedsTree, TextEditor
+    from rtlint.textedit import TextEditor
 
     try:
         editor = TextEditor(current, tree)
-        chosen: list[Finding] = []
-        for finding in wanted:
-            editor.begin()
-            try:
-                by_code[finding.code].fix(finding, FixContext(current, settings, editor))
-            except CannotFix:
-                editor.rollback()
-                continue
-            chosen.append(finding)
-            if one_at_a_time:
-                break
+        chosen = _record_pass(editor, wanted, current, settings, by_code, one_at_a_time)
         if not chosen or editor.empty:
             return None  # LibCST's editor says why, or finds the same
         return chosen, None, editor.rendered()
-    except NeedsTree:
-        return None
-    except Exception:  # RecursionError, a fix's bug: the LibCST pass reports it
+    except Exception:  # NeedsTree; RecursionError or a fix's bug: the LibCST pass reports it
         return None
 
 
@@ -372,27 +391,17 @@ def _graft(skeleton, text: str, tree, names: set[str]) -> bool:
 def _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time):
     """One pass: (the fixes applied, the edited tree, the edited text), or why it failed.
     Raises NeedsDefinitions when the skeleton lacks a function a fix needs."""
-    from rtlint.cstedit import CannotFix, Editor
+    from rtlint.cstedit import Editor
     from rtlint.skeleton import NeedsDefinitions
 
     editor = Editor(skeleton.module, skeleton=skeleton)
-    chosen: list[Finding] = []
-    for finding in wanted:
-        editor.begin()
-        try:
-            by_code[finding.code].fix(finding, FixContext(current, settings, editor))
-        except CannotFix:
-            editor.rollback()
-            continue
-        except RecursionError:  # LibCST's visitors recurse in Python: a limit, not a bug
-            return f"{finding.code} fix not applied: {_TOO_DEEP}"
-        except NeedsDefinitions:
-            raise
-        except Exception as exc:
-            return f"{finding.code} fix crashed: {type(exc).__name__}: {exc}"  # a broken fix must not end the run
-        chosen.append(finding)
-        if one_at_a_time:
-            break
+    try:
+        chosen = _record_pass(editor, wanted, current, settings, by_code, one_at_a_time)
+    except _FixRaised as raised:
+        code, error = raised.finding.code, raised.error
+        if isinstance(error, RecursionError):  # LibCST's visitors recurse in Python: a limit, not a bug
+            return f"{code} fix not applied: {_TOO_DEEP}"
+        return f"{code} fix crashed: {type(error).__name__}: {error}"  # a broken fix must not end the run
     if not chosen or editor.empty:
         return [], None, current
     codes = ", ".join(sorted({f.code for f in chosen}))

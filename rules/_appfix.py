@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from rtlint.astnodes import walk
 
+from ._edits import call_opening, may_have_brackets
+
 if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
     from rtlint.cstedit import Editor, Located
 
@@ -94,7 +96,7 @@ def replace_expression(
         editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
         return
     node = _matching(editor, located.stmt, old)
-    if text is None or _parenthesized(editor, node, located.stmt):  # LibCST's node would take its brackets along
+    if text is None or may_have_brackets(editor, node, located.stmt):  # LibCST's node would take its brackets along
         _needs_tree("an expression in brackets")
     editor.replace_segments(located, [(node, text(node))])
 
@@ -113,12 +115,12 @@ def write_push_argument(editor: Editor, located: Located, push: str, name: str) 
         _needs_tree("an unpacked argument")
     value = target.value if isinstance(target, ast.keyword) else target
     if len(ordered) > 1:
-        if _parenthesized(editor, value):
+        if may_have_brackets(editor, value):
             _needs_tree("an argument in brackets")
         editor.replace_segments(located, [(value, name)])
         return
     # the only argument: the call on one line, `push(name)` (its comments inside go too)
-    opening = _opening(editor, call)
+    opening = call_opening(editor, call)
     if opening is None:
         _needs_tree("a call whose bracket is on another line")
     row, column = opening
@@ -142,7 +144,7 @@ def name_node(name: str) -> Any:
 def unbracketed_code(editor: Editor, node: ast.AST, call: ast.Call | None = None) -> str:
     """The source of an expression (an argument of `call`) that has no brackets of its own
     (else LibCST decides)."""
-    if _parenthesized(editor, node, call=call):
+    if may_have_brackets(editor, node, call=call):
         _needs_tree("an expression in brackets")
     return editor.segment(node)
 
@@ -165,30 +167,6 @@ def _matching(editor: Editor, statement: ast.stmt, old: str) -> ast.expr:
             if getattr(node, "attr", None) == wanted or isinstance(node, (ast.keyword, ast.arg)) and node.arg == wanted:
                 _needs_tree("a name that is also an attribute or keyword")
     return found[0]
-
-
-def _parenthesized(editor: Editor, node: ast.AST, statement: ast.stmt | None = None, call: ast.Call | None = None) -> bool:
-    """Whether the node's code may have brackets of its own (in LibCST's tree they belong to
-    it; the `ast` position leaves them out): a `(` right before it and a `)` right after, or
-    where the line's edge hides what is there. A node that begins its statement has none,
-    nor an argument right after its call's own `(`."""
-    (row, column), (end_row, end_column) = editor.position(node, "start"), editor.position(node, "end")
-    if statement is not None and editor.position(statement, "start") == (row, column):
-        return False
-    before, after = editor.lines[row][:column].rstrip(), editor.lines[end_row][end_column:].strip()
-    if not before:
-        return True
-    if call is not None and (row, len(before) - 1) == _opening(editor, call):
-        return False
-    return before.endswith("(") and (not after or after.startswith(")"))
-
-
-def _opening(editor: Editor, call: ast.Call) -> tuple[int, int] | None:
-    """Where the call's `(` is, when it is on the line its callee ends on."""
-    row, column = editor.position(call.func, "end")
-    rest = editor.lines[row][column:]
-    gap = len(rest) - len(rest.lstrip(" "))
-    return (row, column + gap) if rest[gap:].startswith("(") else None
 
 
 def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> Any:

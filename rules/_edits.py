@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,36 +44,53 @@ def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bo
         widen = or_into(editor, expression, flag, negated)
         editor.replace(located, lambda updated: updated.with_changes(test=updated.test.visit(widen)))
         return
-    import ast
     import re
 
     from rtlint.textedit import NeedsTree
 
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", expression):
         raise NeedsTree("a guard expression other than a name")
-    line_of = editor.lines
-
-    def code(node: ast.AST) -> str:
-        return line_of[node.lineno - 1].encode()[node.col_offset : node.end_col_offset].decode()
 
     def matches(node: ast.AST) -> bool:
-        if not isinstance(node, (ast.Name, ast.Attribute)) or squash(code(node)) != expression:
+        if not isinstance(node, (ast.Name, ast.Attribute)) or squash(editor.segment(node)) != expression:
             return False
         if not isinstance(node.ctx, ast.Load) or node.lineno != node.end_lineno:
             raise NeedsTree("a guard expression that is not a plain use")
-        line = line_of[node.lineno - 1].encode()
-        before, after = line[: node.col_offset].rstrip()[-1:], line[node.end_col_offset :].lstrip()[:1]
-        if before == b"(" and after == b")":  # `(e)` (LibCST's code has the brackets) or `f(e)`
+        if may_have_brackets(editor, node):  # LibCST's code of `(e)` has the brackets
             raise NeedsTree("a guard expression in brackets")
         return True
 
     segments = []
     for node in ast.walk(located.stmt.test):
         if negated and isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and matches(node.operand):
-            segments.append((node, f"(not {code(node.operand)} or {flag})"))
+            segments.append((node, f"(not {editor.segment(node.operand)} or {flag})"))
         elif not negated and matches(node):
-            segments.append((node, f"({code(node)} or {flag})"))
+            segments.append((node, f"({editor.segment(node)} or {flag})"))
     editor.replace_segments(located, segments)
+
+
+def may_have_brackets(editor: Editor, node: ast.AST, statement: ast.stmt | None = None, call: ast.Call | None = None) -> bool:
+    """Whether the node's code may have brackets of its own (in LibCST's tree they belong to
+    it; the `ast` position leaves them out): a `(` right before it and a `)` right after, or
+    where the line's edge hides what is there. A node that begins its statement has none,
+    nor an argument right after its call's own `(`."""
+    (row, column), (end_row, end_column) = editor.position(node, "start"), editor.position(node, "end")
+    if statement is not None and editor.position(statement, "start") == (row, column):
+        return False
+    before, after = editor.lines[row][:column].rstrip(), editor.lines[end_row][end_column:].strip()
+    if not before:
+        return True
+    if call is not None and (row, len(before) - 1) == call_opening(editor, call):
+        return False
+    return before.endswith("(") and (not after or after.startswith(")"))
+
+
+def call_opening(editor: Editor, call: ast.Call) -> tuple[int, int] | None:
+    """Where the call's `(` is, when it is on the line its callee ends on."""
+    row, column = editor.position(call.func, "end")
+    rest = editor.lines[row][column:]
+    gap = len(rest) - len(rest.lstrip(" "))
+    return (row, column + gap) if rest[gap:].startswith("(") else None
 
 
 def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CSTTransformer:
