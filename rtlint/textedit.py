@@ -68,7 +68,6 @@ class TextLocated:
 
 class TextEditor(EditLog):
     textual = True
-    skeleton = None
 
     def __init__(self, text: str, tree: ast.Module) -> None:
         super().__init__()
@@ -76,7 +75,6 @@ class TextEditor(EditLog):
             raise NeedsTree("tabs or form feeds")
         if "\r" in text and re.search(r"\r(?!\n)", text):
             raise NeedsTree("a lone carriage return")
-        self.text = text
         self.tree = tree
         self.lines = split_lines(text)
         found = _ENDING.search(text)
