@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.wheels import cache_root
+from tests.support.wheels import cache_root
 
 VERSIONS = ("1.6.5", "1.7.0", "1.8.0", "1.8.5", "1.8.8", "1.8.9", "2.0.0b1")
 

@@ -1,5 +1,5 @@
 """The long fuzz run of issue 8: `python -m bench.fuzz` (from the repository root) runs 10,000
-examples of the strategies tests/test_fuzz.py runs a few of, checks the same properties
+examples of the strategies tests/engine/test_fuzz.py runs a few of, checks the same properties
 (tests/support/fuzzing.py), and prints what it saw.
 
     python -m bench.fuzz                       # 10,000 examples over the CPUs

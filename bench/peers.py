@@ -201,7 +201,7 @@ def files_seen(tools: Tools, paths: list[Path]) -> dict[str, int]:
     ruff = subprocess.run([tools.peer("ruff"), "check", "--isolated", "--no-cache", "--show-files", *map(str, paths)],
                           capture_output=True, text=True).stdout
     code = (
-        "import sys; from pathlib import Path; from rtlint import config as c; from rtlint.discovery import discover\n"
+        "import sys; from pathlib import Path; from rtlint import config as c; from rtlint.engine.discovery import discover\n"
         "print(len(discover(sys.argv[1:], c.load(None, Path(sys.argv[1]))).targets))"
     )
     rtlint = subprocess.run([tools.python, "-c", code, *map(str, paths)], capture_output=True, text=True, check=True,

@@ -53,8 +53,8 @@ def activity_file() -> Path:
 
 def in_process_lint(path: Path, text: str):
     """One lint_text of `text` as the CLI sets it up for `path` (rules built once)."""
-    from rtlint import config
-    from rtlint.linter import RuleSet, lint_text
+    from rtlint.engine import config
+    from rtlint.engine.linter import RuleSet, lint_text
 
     cfg = config.load(None, path)
     ruleset = RuleSet(cfg.enabled_rules(), cfg.settings())

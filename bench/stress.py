@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests._samples import BUGGY  # noqa: E402  (the repository's own sample)
+from tests.support.samples import BUGGY  # noqa: E402  (the repository's own sample)
 
 EXIT_DEADLINE = 2.0
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from rtlint.config import Config
-from rtlint.findings import Finding
-from rtlint.linter import RuleSet, lint_text
+from rtlint.engine.config import Config
+from rtlint.core.findings import Finding
+from rtlint.engine.linter import RuleSet, lint_text
 
 
 def _rules(config: Config | None, select: Sequence[str] | None) -> tuple[RuleSet, Config]:
@@ -41,9 +41,9 @@ def fix_source(
     unsafe: bool = False,
 ) -> FixResult:
     """`text` with every applicable fix applied and verified (the text is unchanged on failure)."""
-    from rtlint.fixer import fix_text
+    from rtlint.engine.fixer import fix_text
 
-    from rtlint.linelength import line_length
+    from rtlint.fix.linelength import line_length
 
     ruleset, config = _rules(config, select)
     width = line_length(config.line_length, Path(path))

@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm
 if TYPE_CHECKING:
     from typing import BinaryIO, Sequence, TextIO
 
-from rtlint.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from rtlint.commands.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
 
 def main(
@@ -35,11 +35,11 @@ def main(
         pass
     try:
         if args and args[0] == "explain":
-            from rtlint.commands import explain
+            from rtlint.commands.info import explain
 
             return explain(args[1:], stdout)
         if args and args[0] == "rules":
-            from rtlint.commands import rules
+            from rtlint.commands.info import rules
 
             return rules(args[1:], stdout)
         if args and args[0] == "server":
@@ -58,7 +58,7 @@ def main(
     except Exception as exc:  # a bug in rtlint: say so, exit 2, keep the traceback short
         import traceback
 
-        from rtlint import escape
+        from rtlint.report import escape
 
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})"
@@ -86,7 +86,7 @@ def _ignore_signals() -> None:
 
 def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: BinaryIO | None) -> int:
     """`_check`, replayed from the whole-run cache when none of its inputs changed."""
-    from rtlint import runcache
+    from rtlint.cache import runcache
 
     run = runcache.Run(args, stdout.isatty())
     replayed = run.replay()
@@ -98,12 +98,12 @@ def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: Binary
     if args and args[0] == "check":
         args = args[1:]
     if run.path is None:
-        from rtlint.commands import check
+        from rtlint.commands.check import check
 
         return check(args, stdout, stderr, stdin=stdin)
     out, err = runcache.Tee(stdout), runcache.Tee(stderr)
     inputs: dict = {"files": {}, "dirs": {}, "probes": {}}
-    from rtlint.commands import check
+    from rtlint.commands.check import check
 
     code = check(args, out, err, inputs)
     if code in (EXIT_CLEAN, EXIT_FINDINGS):

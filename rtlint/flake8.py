@@ -14,9 +14,10 @@ from typing import Any, ClassVar, Iterator
 
 from flake8.exceptions import ExecutionError
 
-from rtlint import __version__, registry
-from rtlint import config as config_module
-from rtlint.linter import RuleSet, lint_text
+from rtlint import __version__
+from rtlint.engine import registry
+from rtlint.engine import config as config_module
+from rtlint.engine.linter import RuleSet, lint_text
 
 # findings flake8 reports itself (E999 for a file it cannot parse); never repeated as RTL9xx
 _FLAKE8_OWN = {"RTL900", "RTL901"}

@@ -16,15 +16,15 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from rtlint.astnodes import walk
-from rtlint.settings import Option
+from rtlint.core.astnodes import walk
+from rtlint.core.settings import Option
 
 from ._analysis.cfg import Graph, Point, graph, is_await
 from ._analysis.index import Function, Index, annotation_names, dotted, index, parameters
 from ._analysis.values import FlowRules, ValueFlow
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 OPTIONS = (
     Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)"),

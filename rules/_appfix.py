@@ -9,23 +9,23 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from ._edits import call_opening, may_have_brackets
 
 if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
-    from rtlint.cstedit import Editor, Located
+    from rtlint.fix.cstedit import Editor, Located
 
 
 def cannot_fix(reason: str) -> Exception:
-    from rtlint.editlog import CannotFix
+    from rtlint.core.fixplan import CannotFix
 
     return CannotFix(reason)
 
 
 @dataclass
 class Plan:
-    """A fix plan (rtlint.fixplan's protocol): `applicability` "safe", "unsafe" or None
+    """A fix plan (rtlint.core.fixplan's protocol): `applicability` "safe", "unsafe" or None
     (no sound fix, `reason` says why), and the steps that record its edits."""
 
     applicability: str | None
@@ -150,7 +150,7 @@ def unbracketed_code(editor: Editor, node: ast.AST, call: ast.Call | None = None
 
 
 def _needs_tree(why: str) -> None:
-    from rtlint.textedit import NeedsTree
+    from rtlint.fix.textedit import NeedsTree
 
     raise NeedsTree(why)
 

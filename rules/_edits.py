@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import libcst as cst
 
-    from rtlint.cstedit import Editor
+    from rtlint.fix.cstedit import Editor
 
 
 def squash(code: str) -> str:
@@ -46,7 +46,7 @@ def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bo
         return
     import re
 
-    from rtlint.textedit import NeedsTree
+    from rtlint.fix.textedit import NeedsTree
 
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", expression):
         raise NeedsTree("a guard expression other than a name")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rtlint.editlog import CannotFix
+from rtlint.core.fixplan import CannotFix
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from rtlint.cstedit import Editor
+    from rtlint.fix.cstedit import Editor
 
     from ._lockfix import LockPlan
 
@@ -77,7 +77,7 @@ def _mentions(node: Any, name: str) -> bool:
 def _create_at_class(plan: LockPlan, editor: Editor) -> None:
     import libcst as cst
 
-    from rtlint.cstedit import Located
+    from rtlint.fix.cstedit import Located
 
     owner = editor.locate(plan.create_at_class).node
     block = owner.body

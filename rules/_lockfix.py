@@ -3,7 +3,7 @@
 
 The plan is made at detection time on the `ast` tree, asking the one lock model whether
 holding the lock there would take it twice, and carried out on the LibCST tree by statement
-paths (`LockPlan.apply`), following the fix-plan protocol of `rtlint.fixplan`.
+paths (`LockPlan.apply`), following the fix-plan protocol of `rtlint.core.fixplan`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from rtlint.findings import Applicability
+from rtlint.core.findings import Applicability
 
 from ._analysis.index import Function, walk_function
 from ._analysis.locks import is_lock_factory
@@ -21,7 +21,7 @@ from ._realtime import Module, import_anchor, module_anchor, push_lock
 from ._realtime.pushlock import lock_takers
 
 if TYPE_CHECKING:
-    from rtlint.cstedit import Editor
+    from rtlint.fix.cstedit import Editor
 
 
 @dataclass(frozen=True)

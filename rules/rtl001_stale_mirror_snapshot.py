@@ -6,9 +6,9 @@ import ast
 import dataclasses
 from typing import Iterator
 
-from rtlint.context import FileContext
-from rtlint.findings import Finding
-from rtlint.rule import Invalid, Rule
+from rtlint.core.context import FileContext
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Invalid, Rule
 
 from . import _lockfix
 from ._analysis.cfg import Graph, Point, graph

@@ -6,11 +6,11 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
-from rtlint.astnodes import walk
-from rtlint.context import FileContext, StatementPath
-from rtlint.findings import Applicability, Finding
-from rtlint.rule import Invalid, Option, Rule
-from rtlint.settings import Settings
+from rtlint.core.astnodes import walk
+from rtlint.core.context import FileContext, StatementPath
+from rtlint.core.findings import Applicability, Finding
+from rtlint.core.rule import Invalid, Option, Rule
+from rtlint.core.settings import Settings
 
 from ._analysis.blocks import calls_after, conditions_between, failure_exits, follows, hoist_point, in_loop
 from ._analysis.index import TryNode, dotted, index
@@ -21,7 +21,7 @@ from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_modu
 from ._realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
-    from rtlint.cstedit import Editor
+    from rtlint.fix.cstedit import Editor
 
 
 # -- detection ------------------------------------------------------------------------------

@@ -6,9 +6,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
 
-from rtlint.context import FileContext, StatementPath
-from rtlint.findings import Applicability, Finding
-from rtlint.rule import Invalid, Option, Rule
+from rtlint.core.context import FileContext, StatementPath
+from rtlint.core.findings import Applicability, Finding
+from rtlint.core.rule import Invalid, Option, Rule
 
 from ._analysis.blocks import body_start, statement_holding
 from ._analysis.flags import (
@@ -21,7 +21,7 @@ from ._realtime import OPTIONS, Push, analyse, required_tokens
 from ._realtime.contexts import pushed_source
 
 if TYPE_CHECKING:
-    from rtlint.cstedit import Editor
+    from rtlint.fix.cstedit import Editor
 
 
 # -- detection ------------------------------------------------------------------------------

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from rtlint.context import FileContext
-from rtlint.findings import Finding
-from rtlint.rule import Invalid, Rule
+from rtlint.core.context import FileContext
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Invalid, Rule
 
 from . import _lockfix
 from ._realtime import OPTIONS, analyse, push_lock, required_tokens, stale_snapshots, under_push_lock

@@ -6,8 +6,8 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from rtlint.findings import Finding
-from rtlint.rule import Invalid, Rule
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._agents import (

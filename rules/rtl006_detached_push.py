@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from rtlint.findings import Finding
-from rtlint.rule import Invalid, Rule
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._agents import OPTIONS, AppModule, analyse, push_tokens

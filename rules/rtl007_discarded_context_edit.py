@@ -6,9 +6,9 @@ import ast
 import re
 from typing import Iterator
 
-from rtlint.astnodes import walk
-from rtlint.findings import Finding
-from rtlint.rule import Invalid, Rule
+from rtlint.core.astnodes import walk
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._agents import OPTIONS, AppModule, analyse

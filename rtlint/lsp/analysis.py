@@ -10,16 +10,16 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rtlint import config as config_module
-from rtlint import registry
-from rtlint.adoption import fix_with_suppressions
-from rtlint.docs import rule_url
-from rtlint.edits import diff_edits
-from rtlint.findings import Finding
-from rtlint.fixer import FixOutcome, fix_text
-from rtlint.linter import RuleSet, lint_text
+from rtlint.engine import config as config_module
+from rtlint.engine import registry
+from rtlint.engine.adoption import fix_with_suppressions
+from rtlint.report.docs import rule_url
+from rtlint.fix.edits import diff_edits
+from rtlint.core.findings import Finding
+from rtlint.engine.fixer import FixOutcome, fix_text
+from rtlint.engine.linter import RuleSet, lint_text
 from rtlint.lsp.document import Document
-from rtlint.rule import Rule, Settings
+from rtlint.core.rule import Rule, Settings
 
 SOURCE = "rtlint"
 
@@ -99,7 +99,8 @@ class Analysis:
     def noqa_edits(self, finding: Finding) -> list[types.TextEdit]:
         """The edit that adds `finding.code` to the `# noqa` flake8 and rtlint read for its
         line ([] when no comment can suppress it there)."""
-        from rtlint.noqa import NoqaError, noqa_edits
+        from rtlint.suppress.comments import NoqaError
+        from rtlint.suppress.noqa import noqa_edits
 
         if finding.code in registry.ENGINE_CODES:
             return []  # a syntax error or an unreadable file is not suppressed by a comment
@@ -125,7 +126,7 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
         return analysis
     if path is not None and config.excludes_buffer(path):
         return analysis
-    from rtlint.linelength import line_length
+    from rtlint.fix.linelength import line_length
 
     analysis.line_length = line_length(config.line_length, path if path is not None else fallback_root / "-")
     ignored = config.ignored_in(path) if path is not None else ()
@@ -147,7 +148,7 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
 def _display(uri: str, path: Path | None) -> str:
     if path is None:
         return uri
-    from rtlint.runner import display_path
+    from rtlint.engine.runner import display_path
 
     return display_path(path)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from rtlint.source import split_lines
+from rtlint.core.source import split_lines
 
 
 def _units(text: str, encoding: str) -> int:

@@ -22,7 +22,8 @@ from lsprotocol import types
 from pygls.lsp._capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
-from rtlint import __version__, registry
+from rtlint import __version__
+from rtlint.engine import registry
 from rtlint.lsp.analysis import Analysis, analyse, diagnostic, document_path
 from rtlint.lsp.document import Document
 
@@ -283,7 +284,7 @@ See docs/editors.md.
 
 def serve(args: list[str], stdout: TextIO) -> int:
     """`rtlint server ARGS`: serve until the editor says exit (stdout is then the protocol's)."""
-    from rtlint.cli import EXIT_CLEAN, UsageError
+    from rtlint.commands.usage import EXIT_CLEAN, UsageError
 
     if any(a in ("-h", "--help") for a in args):
         stdout.write(USAGE)

@@ -21,14 +21,14 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .index import FunctionNode, TryNode, final_name, index
 from .loops import runs_before
 from .paths import StatementPath, region, statement_at
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

@@ -27,13 +27,13 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from rtlint.astnodes import children
+from rtlint.core.astnodes import children
 
 from .index import FunctionNode, walk_function
 from .paths import exclusive
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _SCOPES = (*FunctionNode, ast.ClassDef, ast.Lambda)

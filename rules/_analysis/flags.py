@@ -15,13 +15,13 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .cfg import graph
 from .index import FunctionNode, final_name, index, walk_function
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 _LIST_VIEWS = {"enumerate", "reversed", "sorted", "list", "tuple", "iter"}
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Union
 
-from rtlint.astnodes import children, walk
+from rtlint.core.astnodes import children, walk
 
 from .paths import StatementPath, statement_at
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 TryNode = (ast.Try, getattr(ast, "TryStar", ast.Try))

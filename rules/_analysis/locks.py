@@ -23,13 +23,13 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .index import ClassInfo, Function, FunctionNode, Index, annotation_names, awaited_calls, dotted, final_name, index, subtree, walk_function
 from .values import single_binding
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 LOCK_FACTORIES = {"Lock", "Semaphore", "BoundedSemaphore", "Condition"}
 

@@ -21,14 +21,14 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from rtlint.astnodes import children
+from rtlint.core.astnodes import children
 
 from .cfg import graph
 from .index import FunctionNode, Index, TryNode, dotted, final_name, index, walk_function
 from .values import ValueFlow
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 Loop = (ast.For, ast.AsyncFor, ast.While)
 _STOPS = {"StopAsyncIteration", "StopIteration"}

@@ -12,7 +12,7 @@ import ast
 from typing import Any
 
 # the engine owns the path type (its fixer locates LibCST nodes by it); rules extend it here
-from rtlint.context import StatementPath, iter_statement_paths
+from rtlint.core.context import StatementPath, iter_statement_paths
 
 __all__ = ["StatementPath", "iter_statement_paths", "statement_at", "region", "block_run", "exclusive"]
 

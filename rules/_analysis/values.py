@@ -23,7 +23,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Iterable, Iterator
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .cfg import Graph
 from .index import dotted, parameters, walk_function

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .._analysis.index import dotted, final_name, index, walk_function
 from .._analysis.loops import runs_before

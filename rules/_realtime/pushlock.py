@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from rtlint.astnodes import walk
+from rtlint.core.astnodes import walk
 
 from .._analysis.cfg import graph
 from .._analysis.index import ClassInfo, Function, FunctionNode

@@ -19,7 +19,7 @@ from .._analysis.values import bound_names, local_names
 from .vocabulary import Vocabulary, is_session_call
 
 if TYPE_CHECKING:
-    from rtlint.context import FileContext
+    from rtlint.core.context import FileContext
 
 Aliases = dict[str, list[ast.AST]]
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from rtlint.settings import Option, Settings
+from rtlint.core.settings import Option, Settings
 
 from .._analysis.index import annotation_names, final_name
 from .._analysis.values import FlowRules

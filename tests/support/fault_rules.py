@@ -12,9 +12,9 @@ from typing import ClassVar, Iterator
 
 import libcst as cst
 
-from rtlint.context import iter_statement_paths
-from rtlint.findings import Finding
-from rtlint.rule import Rule
+from rtlint.core.context import iter_statement_paths
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Rule
 
 MODULE = __name__
 

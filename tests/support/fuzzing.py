@@ -1,4 +1,4 @@
-"""The properties every fuzzed program must have (tests/test_fuzz.py, bench/fuzz.py).
+"""The properties every fuzzed program must have (tests/engine/test_fuzz.py, bench/fuzz.py).
 
 - rtlint never crashes on it: no exception escapes, no RTL902 (a rule crashed), and a file
   the `ast` parser accepts is never RTL900 (one it rejects is, unless it is newer syntax);
@@ -16,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rtlint.api import check_source, fix_source
-from rtlint.findings import Finding
-from rtlint.parsing import ParseError, parse
-from rtlint.source import Source, UnreadableSource
+from rtlint.core.findings import Finding
+from rtlint.core.parsing import ParseError, parse
+from rtlint.core.source import Source, UnreadableSource
 
 from .programs import crlf
 

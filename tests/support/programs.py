@@ -3,7 +3,7 @@ look for (design.md's vocabulary: snapshot, push, push lock, local commit, aband
 composed with random names, nesting and surrounding statements, optionally appended to a
 random program from hypothesmith's grammar strategy.
 
-Shared by tests/test_fuzz.py (a bounded number of examples) and bench/fuzz.py (10,000).
+Shared by tests/engine/test_fuzz.py (a bounded number of examples) and bench/fuzz.py (10,000).
 """
 
 from __future__ import annotations

@@ -1,0 +1,337 @@
+"""`rtlint check`, behind `rtlint.cli.main` (imported only when a run is not replayed from
+the whole-run cache).
+
+`check` runs in four stages: resolve (arguments and configurations into a plan), run
+(discover and lint), write (fixed files, a diff, or the fixed source for standard input),
+and report (findings, summary, exit status; in `rtlint.commands.reporting`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rtlint.commands.arguments import ParserExit, check_parser
+from rtlint.commands.usage import EXIT_CLEAN, EXIT_ERROR, UsageError
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import BinaryIO, TextIO
+
+    from rtlint.engine.config import Config, Finder
+    from rtlint.engine.runner import FileReport, RunOptions
+
+STDIN = "-"
+
+
+@dataclass
+class StdinSource:
+    raw: bytes
+    path: Path  # --stdin-filename, or "-"
+    named: bool
+
+
+@dataclass
+class Plan:
+    """What a check will do: its arguments, the configurations and their paths, options."""
+
+    args: argparse.Namespace
+    finder: Finder  # the configuration of each file: the one given, or its nearest
+    paths: list[str]
+    options: RunOptions
+    stdin: StdinSource | None = None
+    # the real folders and files given, taken before anything runs: fixes are written only there
+    writable: tuple[set[Path], set[Path]] = (set(), set())
+
+
+@dataclass
+class Ran:
+    reports: list[FileReport]
+    exit_code: int = EXIT_CLEAN
+    checked: int = 0  # files linted
+    skipped: int = 0  # files found by a folder walk, not linted: no vocabulary of the enabled rules
+    notes: list[str] = field(default_factory=list)  # why nothing was checked somewhere
+
+
+@dataclass
+class Written:
+    findings: list
+    exit_code: int
+    fixed: int = 0  # findings fixed (or suppressed with --add-noqa), or that --diff would fix
+    changed_files: int = 0
+    fixable_before: int = 0
+    fixed_codes: dict[str, list[str]] = field(default_factory=dict)  # display path -> codes
+    sources: dict[str, str] = field(default_factory=dict)  # texts not on disk (stdin)
+
+
+def check(
+    argv: list[str], stdout: TextIO, stderr: TextIO, inputs: dict | None = None, stdin: BinaryIO | None = None
+) -> int:
+    from rtlint.commands import reporting
+
+    try:
+        plan = resolve(argv, stdout, stdin)
+    except ParserExit as done:
+        return done.status
+    ran = run(plan, stderr, inputs)
+    written = write(plan, ran, stdout, stderr)
+    return reporting.report(plan, ran, written, stdout, stderr)
+
+
+def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
+    """Arguments and configurations into a plan; a UsageError for anything wrong with them."""
+    from rtlint.engine import config as config_module
+    from rtlint.report import escape
+    from rtlint.engine import registry
+    from rtlint.engine.runner import RunOptions
+
+    args = check_parser(stdout).parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.add_noqa and args.fix:
+        raise UsageError("--add-noqa and --fix cannot be combined (suppress the findings, or fix them)")
+    paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
+    if STDIN in paths and len(paths) > 1:
+        raise UsageError("'-' (standard input) cannot be combined with other paths")
+    if args.stdin_filename and paths != [STDIN]:
+        raise UsageError("--stdin-filename names standard input: give '-' or no path")
+    source = None
+    if paths == [STDIN]:
+        source = _read_stdin(stdin, args.stdin_filename)
+        paths = [str(source.path)]
+
+    def prepare(config: Config) -> None:  # the command line applies to every configuration found
+        if args.cache_dir is not None:
+            config.cache_dir = args.cache_dir.resolve()
+        if args.force_exclude:
+            config.force_exclude = True
+        config.rule_classes = config.enabled_rules(args.select, args.ignore)
+        config.report_unused = config.selects("RTL100", args.select, args.ignore)
+
+    # each file is linted with its nearest configuration (or the one given by --config)
+    finder = config_module.Finder(args.config, prepare)
+    try:
+        for given in paths:
+            finder.for_path(Path(given))  # configuration errors are usage errors, before any run
+    except (config_module.ConfigError, registry.RegistryError) as exc:
+        raise UsageError(escape.text(str(exc))) from None
+    options = RunOptions(
+        fix=args.fix and not args.diff,
+        diff=args.diff,
+        unsafe_fixes=args.unsafe_fixes,
+        fix_edits=args.format in ("json", "sarif"),
+        use_cache=not args.no_cache,
+        jobs=args.jobs,
+        add_noqa=args.add_noqa,
+    )
+    writable = _writable_roots(paths) if source is None else (set(), set())
+    return Plan(args, finder, paths, options, source, writable)
+
+
+def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
+    import sys
+
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    raw = stream.read()
+    if isinstance(raw, str):  # a text stream was given
+        raw = raw.encode("utf-8")
+    return StdinSource(raw, Path(filename) if filename else Path(STDIN), bool(filename))
+
+
+def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
+    """Discover the files of each configuration and lint (and fix) them."""
+    from rtlint.engine.discovery import discover
+    from rtlint.engine.runner import Runner
+
+    from rtlint.engine import config as config_module
+    from rtlint.report import escape
+    from rtlint.engine import registry
+
+    ran = Ran([])
+    if plan.stdin is not None:
+        config = plan.finder.for_path(plan.stdin.path)
+        ran.reports.extend(_run_stdin(plan.stdin, config, plan.options, ran))
+        return ran
+    try:
+        found = discover(plan.paths, plan.finder)
+    except (config_module.ConfigError, registry.RegistryError) as exc:  # one found in a subfolder
+        print(f"rtlint: error: {escape.text(str(exc))}", file=stderr)
+        ran.exit_code = EXIT_ERROR
+        return ran
+    for error in found.errors:
+        print(f"rtlint: error: {escape.text(error)}", file=stderr)
+        ran.exit_code = EXIT_ERROR
+    _note_empty_folders(plan.paths, found.targets, ran)
+    explicit = {Path(p).absolute() for p in plan.paths if not Path(p).is_dir()}
+    groups: dict[int, tuple[Config, list]] = {}
+    for target in found.targets:
+        groups.setdefault(id(target.config), (target.config, []))[1].append(target)
+    for config, targets in groups.values():
+        reports = Runner(config, config.rule_classes, plan.options, explicit).run(targets)
+        skipped = sum(1 for report in reports if report.prefiltered)
+        ran.skipped += skipped
+        ran.checked += len(reports) - skipped
+        ran.reports.extend(reports)
+    if inputs is not None:
+        _note_inputs(inputs, found, plan.finder, plan.paths, ran.reports)
+    return ran
+
+
+def _run_stdin(source: StdinSource, config: Config, options: RunOptions, ran: Ran) -> list[FileReport]:
+    from rtlint.engine.discovery import Target
+    from rtlint.engine.runner import Runner
+
+    # excludes apply to a named buffer as they apply to a folder walk: an editor sends every file
+    if source.named and config.excludes_buffer(source.path):
+        ran.notes.append(f"{source.path}: excluded by the configuration; not checked")
+        return []
+    target = Target(source.path, source.path.absolute())
+    runner = Runner(config, config.rule_classes, options, {source.path.absolute()})
+    ran.checked += 1
+    return runner.run([target], {source.path: source.raw})
+
+
+def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
+    """A folder named on the command line in which no file is checked is said so, rather
+    than counted as passing (all of it excluded, or ignored by git)."""
+    roots = {target.root for target in targets}
+    for given in paths:
+        path = Path(given)
+        if path.is_dir() and path.resolve() not in roots:
+            ran.notes.append(f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)")
+
+
+def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
+    """Write what the fixes produced: files in place, a diff, or standard input's source."""
+    from rtlint.report import escape
+    from rtlint.engine.writing import FileChanged, write_atomically
+
+    options = plan.options
+    written = Written([], ran.exit_code)
+    for report in ran.reports:
+        for error in report.errors:
+            print(f"rtlint: error: {escape.text(error)}", file=stderr)
+            written.exit_code = EXIT_ERROR
+        written.fixable_before += report.fixable_before
+        if plan.stdin is not None:
+            _write_stdin(plan, report, stdout, written)
+        elif report.fixed_bytes is not None:
+            if options.diff:
+                stdout.write(report.diff)
+            else:
+                problem = _write(report, plan.writable, write_atomically, FileChanged)
+                if problem is not None:
+                    print(f"rtlint: error: {escape.text(problem)}", file=stderr)
+                    written.exit_code = EXIT_ERROR
+                    # nothing was written: what is on disk still has its findings
+                    written.findings.extend(report.unfixed)
+                    continue
+            _count_fixed(report, written)
+        written.findings.extend(report.findings)
+    if plan.stdin is not None and not ran.reports and _echoes(options):
+        _write_bytes(stdout, plan.stdin.raw)  # an excluded buffer comes back unchanged
+    written.findings.sort(key=lambda f: f.sort_key)
+    return written
+
+
+def _echoes(options: RunOptions) -> bool:
+    """Whether the source read from standard input is printed back (fixed or not)."""
+    return (options.fix or options.add_noqa) and not options.diff
+
+
+def _write_stdin(plan: Plan, report: FileReport, stdout: TextIO, written: Written) -> None:
+    from rtlint.core.source import Source, UnreadableSource
+
+    assert plan.stdin is not None
+    if report.fixed_bytes is not None:
+        if plan.options.diff:
+            stdout.write(report.diff)
+        _count_fixed(report, written)
+    if _echoes(plan.options):
+        _write_bytes(stdout, report.fixed_bytes if report.fixed_bytes is not None else plan.stdin.raw)
+    try:
+        written.sources[report.display] = Source.from_bytes(plan.stdin.raw).text
+    except UnreadableSource:
+        pass
+
+
+def _count_fixed(report: FileReport, written: Written) -> None:
+    written.fixed += report.fixed
+    written.changed_files += 1
+    written.fixed_codes[report.display] = report.fixed_codes
+
+
+def _write_bytes(stdout: TextIO, data: bytes) -> None:
+    """Source bytes as they are (encoding, line endings) where the stream allows it."""
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is not None:
+        stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+        return
+    from rtlint.core.source import Source, UnreadableSource
+
+    try:
+        stdout.write(Source.from_bytes(data).text)
+    except UnreadableSource:
+        stdout.write(data.decode("utf-8", "replace"))
+
+
+def _note_inputs(inputs: dict, found, finder, paths: list[str], reports: list) -> None:
+    """What this run's result depends on, for the whole-run cache, each as it was before it
+    was read: the files linted, the folders listed, the configuration, .gitignore and
+    pyvenv.cfg files looked for (and .git above each path)."""
+    from rtlint.cache import runcache
+
+    for report in reports:
+        if report.stamp is None or not report.cacheable:
+            inputs["uncacheable"] = True  # unread, or a resource limit was hit: run again
+        else:
+            inputs["files"][str(report.target.path.absolute())] = (report.stamp, report.digest)
+    for directory, stamp in zip(found.directories, found.directory_stamps):
+        inputs["dirs"][str(directory.absolute())] = stamp
+    inputs["probes"].update(found.probes)
+    inputs["probes"].update(finder.looked_at)
+    for given in paths:
+        for probe in runcache.probes_above(str(Path(given).resolve())):
+            inputs["probes"].setdefault(probe, runcache._probe(probe))
+
+
+def _write(report, writable, write_atomically, file_changed) -> str | None:
+    """Write a report's fixed content; None, or why it was not written."""
+
+    path = report.target.path
+    if not os.path.lexists(path):
+        return f"{report.display}: not written: the file no longer exists"
+    if not _may_write(path, writable):
+        return f"{report.display}: not written: it links to a file outside the given paths"
+    try:
+        write_atomically(path, report.fixed_bytes, report.original or b"")
+    except file_changed as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{report.display}: not written: {exc.strerror or exc}"
+    return None
+
+
+def _writable_roots(paths: list[str]) -> tuple[set[Path], set[Path]]:
+    """Real folders and real (non-link) files given on the command line."""
+    folders, files = set(), set()
+    for given in paths:
+        path = Path(given)
+        try:
+            if path.is_dir():
+                folders.add(path.resolve())
+            elif path.is_file() and not path.is_symlink():
+                files.add(path.resolve())
+        except OSError:
+            continue
+    return folders, files
+
+
+def _may_write(path: Path, roots: tuple[set[Path], set[Path]]) -> bool:
+    folders, files = roots
+    real = path.resolve()
+    return real in files or any(real.is_relative_to(folder) for folder in folders)

@@ -1,0 +1,154 @@
+"""The last stage of `rtlint check`: findings in the chosen format, the summary, the list of
+fixes (--show-fixes), and the exit status."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from rtlint.report import escape
+from rtlint.commands.usage import ENGINE_ERROR_CODES, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from rtlint.commands.check import Plan, Ran, Written
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def report(plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextIO) -> int:
+    from rtlint.report import colour
+
+    args, options = plan.args, plan.options
+    findings = written.findings
+    exit_code = written.exit_code
+    if any(f.code in ENGINE_ERROR_CODES for f in findings):
+        exit_code = EXIT_ERROR
+    # the fixed source goes to standard output: the findings left go beside the summary
+    out = stderr if plan.stdin is not None and (options.fix or options.add_noqa) and not options.diff else stdout
+    if not options.diff:  # with --diff the diff is the output; what remains goes to the summary
+        out.write(_findings(findings, args, out, written.sources, colour.wanted(args.color, out)))
+    if not args.quiet and args.format == "text":
+        for note in ran.notes:
+            print(f"rtlint: warning: {escape.text(note)}", file=stderr)
+        _summary(plan, ran, written, exit_code, stderr)
+    if exit_code == EXIT_ERROR:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if options.diff and written.changed_files:
+        return EXIT_FINDINGS  # the fixes are not applied, so what they fix remains
+    if args.exit_non_zero_on_fix and written.changed_files:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _findings(findings: list, args, out: TextIO, known_sources: dict[str, str], color: bool) -> str:
+    from rtlint.report import output
+
+    if args.statistics:
+        return output.statistics_json(findings) if args.format == "json" else output.statistics(findings)
+    if args.format == "json":
+        return output.json_report(findings)
+    if args.format == "sarif":
+        return output.sarif(findings)
+    if args.format == "github":
+        return output.github(findings)
+    show = args.show_source if args.show_source is not None else out.isatty()
+    sources = {**_sources(findings), **known_sources} if show else None
+    return output.text(findings, show, sources, color)
+
+
+def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: TextIO) -> None:
+    options = plan.options
+    findings = written.findings
+    looked_at = _looked_at(ran.checked, ran.skipped)
+    if looked_at:
+        print(looked_at, file=stderr)
+    if written.fixed:
+        verb = "Would fix" if options.diff else ("Suppressed" if options.add_noqa else "Fixed")
+        line = f"{verb} {_plural(written.fixed, 'finding')}"
+        if options.add_noqa:
+            line += " with # noqa"
+        line += f" in {_plural(written.changed_files, 'file')}"
+        uncovered = written.fixed - written.fixable_before
+        if uncovered > 0 and not options.add_noqa:
+            line += f" ({uncovered} more than reported: fixing uncovers findings that the same run fixes)"
+        print(line + ("." if not plan.args.show_fixes else ":"), file=stderr)
+        if plan.args.show_fixes:
+            stderr.write(show_fixes(written.fixed_codes))
+    if findings:
+        line = f"Found {_plural(len(findings), 'finding')}"
+        print(line + (" remaining." if options.fix or options.add_noqa else "."), file=stderr)
+        for hint in _hints(findings, options):
+            print(hint, file=stderr)
+    elif exit_code == EXIT_ERROR or written.fixed or options.diff:
+        pass  # the errors, or the fixes, are the news
+    elif ran.checked == 0:
+        if not ran.skipped:  # otherwise the line above said why
+            print("No file checked.", file=stderr)
+    else:
+        print("All checks passed.", file=stderr)
+
+
+def _looked_at(checked: int, skipped: int) -> str | None:
+    """What the verdict below stands for: the files linted, and those the vocabulary
+    pre-filter left unparsed, so that "All checks passed" never covers the latter."""
+    holds = "holds" if skipped == 1 else "hold"
+    if checked and skipped:
+        return f"Checked {_plural(checked, 'file')}; {skipped} more {holds} no realtime vocabulary."
+    if checked:
+        return f"Checked {_plural(checked, 'file')}."
+    if skipped:
+        return f"No file checked: {_plural(skipped, 'file')} {holds} no realtime vocabulary."
+    return None
+
+
+def _hints(findings: list, options) -> list[str]:
+    """How to fix what remains, counting each finding once."""
+    if options.add_noqa:
+        return []
+    safe = sum(1 for f in findings if f.fixable == "safe")
+    unsafe = sum(1 for f in findings if f.fixable == "unsafe")
+    hints = []
+    if not options.fix and not options.diff:
+        if options.unsafe_fixes and safe + unsafe:
+            return [f"[*] {safe + unsafe} fixable with --fix (unsafe fixes are enabled)."]
+        if safe:
+            hints.append(f"[*] {safe} fixable with --fix.")
+    if unsafe and not options.unsafe_fixes:
+        more = "more " if hints else ""
+        hints.append(f"{unsafe} {more}fixable with --fix --unsafe-fixes.")
+    return hints
+
+
+def show_fixes(fixed_codes: dict[str, list[str]]) -> str:
+    """Per file and per code, what was fixed (or would be)."""
+    from rtlint.engine import registry
+
+    lines = []
+    for path in sorted(fixed_codes):
+        lines.append(f"  {path}:")
+        for code, count in sorted(Counter(fixed_codes[path]).items()):
+            rule = registry.rule_by_code(code)
+            name = rule.name if rule is not None else registry.ENGINE_CODES.get(code, "")
+            lines.append(f"    {count} × {code} [{name}]")
+    return "".join(line + "\n" for line in lines)
+
+
+def _sources(findings: list) -> dict[str, str]:
+    from pathlib import Path
+
+    from rtlint.engine.runner import read_source
+    from rtlint.core.source import Source, UnreadableSource
+
+    sources = {}
+    for path in {f.path for f in findings}:
+        try:
+            sources[path] = Source.from_bytes(read_source(Path(path))[0]).text  # never a FIFO
+        except (OSError, UnreadableSource):
+            pass
+    return sources

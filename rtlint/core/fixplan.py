@@ -1,0 +1,59 @@
+"""The fix-plan protocol: what a finding carries so that its fix can be built later.
+
+A rule decides at detection time whether and how a finding can be fixed, and says so with
+a plan: its `applicability` ("safe", "unsafe" or None when no sound fix exists), the
+`reason` when it is not safe, and `apply(editor)`, which records the fix's edits on the
+fixer's editor. A finding's `fixable` flag and its message's safety note come from the plan.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Sequence
+
+from rtlint.core.findings import Applicability
+
+if TYPE_CHECKING:
+    import ast
+
+
+class CannotFix(Exception):
+    """The fix cannot be built on this tree; the message says why."""
+
+
+class Editor(Protocol):
+    """What a plan's `apply` records its edits on: the fixer's editor (rtlint.fix). Statements
+    are located by the paths of the `ast` tree (`FileContext.path_of`); edits of one pass are
+    applied together, and an edit that overlaps another fix's raises CannotFix."""
+
+    textual: bool  # the edits are made on the text (rtlint.fix.textedit), not on a LibCST tree
+
+    def locate(self, path: Sequence[tuple[Any, ...]]) -> Any: ...
+    def statement(self, code: str) -> Any: ...
+    def insert_before(self, located: Any, statements: Sequence[Any]) -> None: ...
+    def insert_after(self, located: Any, statements: Sequence[Any]) -> None: ...
+    def insert_import(self, located: Any, after: bool, code: str) -> None: ...
+    def remove(self, located: Any) -> None: ...
+    def move_before(self, target: Any, *located: Any) -> None: ...
+    def wrap(self, first: Any, last: Any, header: str, flatten: Callable[[Any], bool] = ...) -> None: ...
+    def replace(self, located: Any, change: Callable[[Any], Any]) -> None: ...
+    def replace_segments(self, located: Any, segments: Sequence[tuple[ast.AST, str]]) -> None: ...
+    def replace_spans(self, located: Any, spans: Sequence[tuple[int, int, int, int, str]]) -> None: ...
+    def require_tree(self) -> None: ...
+
+
+class FixPlan(Protocol):
+    @property
+    def applicability(self) -> Optional[Applicability]: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    def apply(self, editor: Editor) -> None: ...
+
+
+def safety_note(plan: FixPlan | None) -> str:
+    """What a finding's message adds when its fix is unsafe or impossible, and why."""
+    if plan is None or plan.applicability == "safe":
+        return ""
+    state = "fix is unsafe" if plan.applicability == "unsafe" else "not fixable"
+    return f" ({state}: {plan.reason})"

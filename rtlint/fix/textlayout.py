@@ -1,0 +1,193 @@
+"""How LibCST lays out the lines a fix moves, for the text editor (rtlint.fix.textedit): which
+lines of re-indented code shift (`reindent`, from `line_kinds`), the file's indentation
+unit (`default_indent`), and the text as replacements of line ranges, inner ones first
+(`Regions`). Where the text does not say what LibCST would do, NeedsTree."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from typing import Any, Callable
+
+from rtlint.fix.editlog import NeedsTree
+from rtlint.core.source import split_lines
+
+
+class Regions:
+    """The text as replacements of line ranges of the original, inner ones first: an outer
+    edit reads the current text of its range and replaces it, inner edits included."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.done: list[tuple[int, int, str]] = []  # disjoint, sorted by start
+
+    def _inside(self, a: int, b: int, closed: bool = True) -> list[tuple[int, int, str]]:
+        """The replacements inside lines [a, b). An insertion at `b` is inside when `closed`
+        (it ends a block of the statements in the range), not for a header's lines (it
+        begins the block after them)."""
+        inside: list[tuple[int, int, str]] = []
+        if a == b:  # an empty range (no leading lines) holds nothing, not the insertion at `a`
+            if any(ra < a < rb for ra, rb, _ in self.done):
+                raise NeedsTree("edits that overlap")
+            return inside
+        for r in self.done:
+            ra, rb, _ = r
+            if ra == rb:
+                if a < ra < b or closed and ra == b:
+                    inside.append(r)
+            elif a <= ra and rb <= b:
+                inside.append(r)
+            elif ra < b and a < rb:
+                raise NeedsTree("edits that overlap")
+        return inside
+
+    def current(self, a: int, b: int, closed: bool = True) -> str:
+        out, at = [], a
+        for ra, rb, text in sorted(self._inside(a, b, closed), key=lambda r: (r[0], r[1])):
+            out.append("".join(self.lines[at:ra]))
+            out.append(text)
+            at = rb
+        out.append("".join(self.lines[at:b]))
+        return "".join(out)
+
+    def put(self, a: int, b: int, text: str, closed: bool = True) -> None:
+        inside = set(map(id, self._inside(a, b, closed)))
+        if a == b and any(r[0] == r[1] == a for r in self.done):
+            raise NeedsTree("two insertions at one place")
+        self.done = sorted([r for r in self.done if id(r) not in inside] + [(a, b, text)], key=lambda r: (r[0], r[1]))
+
+    def text(self, fit: Callable[[str, str], str] | None) -> str:
+        out, at = [], 0
+        for a, b, new in self.done:
+            old = "".join(self.lines[a:b])
+            out.append("".join(self.lines[at:a]))
+            out.append(fit(new, old) if fit is not None and new != old else new)
+            at = b
+        out.append("".join(self.lines[at:]))
+        return "".join(out)
+
+
+def default_indent(text: str) -> str:
+    """LibCST's `default_indent`: the first indentation in the file, else four spaces."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.INDENT:
+                return token.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return "    "
+
+
+def reindent(text: str, old: str, new: str) -> str:
+    """`text` (whole statements at indentation `old`, with their leading lines) moved to
+    indentation `new` as LibCST renders it: a line is shifted when it starts with the
+    indentation of the block it belongs to (a statement's line, a bracketed continuation or
+    comment at its statement's indentation, a comment at the indentation of the code after
+    it, or of the end of the block before it); blank lines, the inside of strings and
+    comments elsewhere stay as they are."""
+    lines = split_lines(text)
+    kinds = line_kinds(text, len(lines))
+    out = []
+    for index, line in enumerate(lines):
+        kind, indent = kinds[index]
+        body = line.rstrip("\r\n")
+        if kind == "verbatim":
+            out.append(line)
+            continue
+        if body.strip() == "":
+            if body:  # LibCST indents it as the block's (a blank line of the tokenizer's)
+                raise NeedsTree("a line of white space")
+            # LibCST marks a blank line "indented" when it starts with its block's
+            # indentation: every module-level one, none in an indented block
+            out.append(new + line if not old and _at_module_level(lines, kinds, index) else line)
+            continue
+        own = body[: len(body) - len(body.lstrip(" "))]
+        if not own.startswith(old):
+            out.append(line)  # not at any indentation of the moved code: LibCST keeps it
+            continue
+        if own.startswith(indent) if kind == "code" else own in indent:
+            out.append(new + line[len(old) :])
+            continue
+        raise NeedsTree("a line whose indentation LibCST might keep")
+    return "".join(out)
+
+
+def _at_module_level(lines: list[str], kinds: list[tuple[str, Any]], index: int) -> bool:
+    """Whether the blank line at `index` of module-level code belongs to the module (the
+    code after it, past any comments, is at column 0) rather than to an indented block."""
+    comments = []
+    for row in range(index + 1, len(lines)):
+        kind, indent = kinds[row]
+        line = lines[row]
+        if not line.strip():
+            continue
+        own = line[: len(line) - len(line.lstrip(" "))]
+        if kind == "comment":
+            comments.append(own)
+            continue
+        if kind != "code" or any(c != indent for c in comments):  # a block's footer, maybe
+            raise NeedsTree("a blank line LibCST might give to a block")
+        return indent == ""
+    raise NeedsTree("a blank line at the end of moved code")
+
+
+def line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
+    """Per line: ("verbatim", None) inside a string; ("blank", None) for a blank line
+    outside brackets; ("code", indentation) for a statement's
+    line or its bracketed continuation; ("comment", (indentations that shift it)) for a
+    comment line outside brackets."""
+    kinds: list[tuple[str, Any]] = [("unknown", None)] * count
+    depth = 0
+    logical_indent = ""
+    at_start = True
+    last_code_indent = ""
+    pending_comments: list[int] = []
+    lines = split_lines(text)
+
+    def indent_of(row: int) -> str:
+        line = lines[row]
+        return line[: len(line) - len(line.lstrip(" "))]
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        raise NeedsTree("code that does not tokenize") from None
+    seen_rows: set[int] = set()
+    for token in tokens:
+        kind = token.type
+        row, end_row = token.start[0] - 1, token.end[0] - 1
+        if kind in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            continue
+        if kind == tokenize.NL and depth == 0:
+            continue
+        if kind == tokenize.COMMENT and depth == 0 and row not in seen_rows:
+            pending_comments.append(row)
+            seen_rows.add(row)
+            continue
+        if kind == tokenize.COMMENT and row in seen_rows:
+            continue
+        if row not in seen_rows:
+            seen_rows.add(row)
+            if at_start and depth == 0:
+                logical_indent = indent_of(row)
+                for comment in pending_comments:  # at the code after them, or the block before
+                    kinds[comment] = ("comment", {logical_indent} | ({last_code_indent} if len(last_code_indent) > len(logical_indent) else set()))
+                pending_comments = []
+                kinds[row] = ("code", logical_indent)
+            elif depth > 0:
+                kinds[row] = ("code", logical_indent)
+            else:
+                raise NeedsTree("a backslash continuation")
+        for inner in range(row + 1, end_row + 1):  # a string over several lines
+            kinds[inner] = ("verbatim", None)
+            seen_rows.add(inner)
+        if kind == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif kind == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        at_start = kind == tokenize.NEWLINE
+        if at_start:
+            last_code_indent = logical_indent
+    for comment in pending_comments:  # after the last code: the block's end
+        kinds[comment] = ("comment", {last_code_indent})
+    return [("blank", None) if k == "unknown" else (k, v) for k, v in kinds]

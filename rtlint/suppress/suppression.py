@@ -1,0 +1,136 @@
+"""Inline suppression: `# noqa`, `# noqa: RTL001`, `# rtlint: ignore[RTL001]`.
+
+`# noqa` is read exactly as flake8 reads it, so the CLI and the flake8 plugin agree: the
+first `# noqa` comment on the reported line (or anywhere in a multi-line string token
+that spans it) counts; codes need letters and digits (`RTL001`, or a prefix such as
+`RTL`+digits), and words after them are not codes.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from collections import deque
+from typing import Iterable
+
+from rtlint.core.astnodes import children
+from rtlint.core.source import split_lines
+from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, split_codes, token_ranges
+
+class Suppressions:
+    def __init__(self, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> None:
+        self._lines = split_lines(text)
+        self._honour_noqa = honour_noqa
+        self._mapping: dict[int, str | None] | None = None
+        self._text = text
+        # the tree gives multi-line strings cheaply; a backslash continuation joins lines
+        # too (flake8 reads the lines it joins together), which only the tokenizer sees
+        self._tree = tree if "\\\n" not in text and "\\\r" not in text else None
+        if self._tree is not None:
+            self._mapping = {}
+
+    def _flake8_range(self, line: int) -> tuple[int, int] | None:
+        """The lines flake8 reads together with `line` when a multi-line string is near it
+        (None: `line` alone). Found by descending only into the nodes that cover the line
+        (walking the whole tree would cost a 5,000-line file ~40 ms for its few findings);
+        when a multi-line string covers it, the statement holding it is tokenized as
+        flake8 tokenizes the file (an implicitly concatenated string is several tokens,
+        each read on its own line)."""
+        statement, string = None, False
+        todo = deque([self._tree])
+        while todo:
+            node = todo.popleft()
+            start = getattr(node, "lineno", None)
+            if start is not None:
+                for decorator in getattr(node, "decorator_list", ()):
+                    start = min(start, decorator.lineno)  # decorators sit above `def`
+                end = getattr(node, "end_lineno", None) or start
+                if not start <= line <= end:
+                    continue
+                if isinstance(node, ast.stmt):
+                    statement = (start, end)
+                elif isinstance(node, (ast.Constant, ast.JoinedStr)) and end > node.lineno:
+                    string = string or not isinstance(node, ast.Constant) or isinstance(node.value, (str, bytes))
+            todo.extend(children(node))
+        if not string or statement is None:
+            return None
+        return _token_range(self._lines, statement, line)
+
+    def _line_text(self, line: int) -> str:
+        """The text searched for a comment covering `line` (flake8's noqa line mapping: a
+        multi-line token such as a triple-quoted string joins the lines it spans)."""
+        if self._tree is not None:
+            if line not in self._mapping:
+                try:
+                    span = self._flake8_range(line)
+                except _Untokenizable:
+                    self._tree, self._mapping = None, None  # from now on, flake8's own way
+                    return self._line_text(line)
+                self._mapping[line] = None if span is None else "".join(self._lines[span[0] - 1 : span[1]])
+            joined = self._mapping[line]
+            if joined is not None:
+                return joined
+            return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
+        if self._mapping is None:
+            self._mapping = {}
+            try:
+                tokens = list(tokenize.generate_tokens(io.StringIO(self._text).readline))
+            except (tokenize.TokenError, SyntaxError):
+                tokens = []
+            low, high = len(self._lines) + 2, -1
+            for token in tokens:
+                if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+                    continue
+                low, high = min(low, token.start[0]), max(high, token.end[0])
+                if token.type in (tokenize.NL, tokenize.NEWLINE):
+                    joined = "".join(self._lines[low - 1 : high])
+                    for number in range(low, high + 1):
+                        self._mapping[number] = joined
+                    low, high = len(self._lines) + 2, -1
+        if line in self._mapping:
+            return self._mapping[line]
+        return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
+
+    def suppressed(self, line: int, code: str) -> bool:
+        text = self._line_text(line)
+        if "#" not in text:
+            return False
+        if self._honour_noqa:
+            match = NOQA.search(text)
+            if match is not None:
+                codes = match.group("codes")
+                if codes is None or code in split_codes(codes) or code.startswith(split_codes(codes)):
+                    return True
+        for match in RTLINT_IGNORE.finditer(text):
+            codes = match.group("codes")
+            if codes is None or code.startswith(tuple(c.upper() for c in split_codes(codes))):
+                return True
+        return False
+
+
+def _token_range(lines: list[str], statement: tuple[int, int], line: int) -> tuple[int, int] | None:
+    """flake8's noqa line range holding `line`, from the tokens of the statement's lines
+    alone (comments.token_ranges, the ranges `--add-noqa` writes to)."""
+    first, last = statement
+    try:
+        ranges = token_ranges("".join(lines[first - 1 : last]))
+    except NoqaError:  # a fragment the tokenizer refuses
+        raise _Untokenizable from None
+    for found in ranges:
+        low, high = found.first + first - 1, found.last + first - 1
+        if low <= line <= high:
+            return (low, high) if high > low else None
+    return None
+
+
+class _Untokenizable(Exception):
+    """The statement's lines alone do not tokenize: the whole file is tokenized instead."""
+
+
+def filter_findings(findings: Iterable, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> list:
+    findings = list(findings)
+    if not findings:
+        return findings
+    suppressions = Suppressions(text, honour_noqa, tree)
+    return [f for f in findings if not suppressions.suppressed(f.line, f.code)]

@@ -1,0 +1,165 @@
+"""Outputs cannot be injected (issue 15): file names and code holding newlines, escapes,
+workflow commands, percent-escapes, bidi controls and undecodable bytes go through text,
+github, json and sarif. Text shows them escaped; every GitHub line parses, by the runner's
+own rules, as one annotation of ours; JSON and SARIF are valid for any file name."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rtlint.report import escape, output
+from rtlint.core.findings import Finding
+
+from tests.support.samples import BUGGY, clean_env
+
+INJECTIONS = {
+    "newline": "\n::add-mask::hidden\n",
+    "cr": "\r::warning::forged",
+    "esc": "\x1b[2J\x1b[31mred",
+    "command": "::error file=x.py,line=1::forged",
+    "percent": "%0A::warning::x%0D%25",
+    "bidi": "\u202eevil\u2066",
+    "separator": "\u2028\u0085",
+}
+UNDECODABLE = b"bad\xff\xfe.py"
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+
+# -- GitHub's parser, as actions/runner's ActionCommand.TryParseV2 reads a log line ----------
+
+
+def _unescape(value: str, property_value: bool) -> str:
+    pairs = [("%0D", "\r"), ("%0A", "\n")] + ([("%3A", ":"), ("%2C", ",")] if property_value else []) + [("%25", "%")]
+    for escaped, plain in pairs:
+        value = value.replace(escaped, plain)
+    return value
+
+
+def parse_workflow_command(line: str) -> tuple[str, dict[str, str], str] | None:
+    if not line.startswith("::"):
+        return None
+    end = line.find("::", 2)
+    if end < 0:
+        return None
+    head, data = line[2:end], line[end + 2 :]
+    command, _, properties = head.partition(" ")
+    parsed = {}
+    for item in filter(None, properties.split(",")):
+        key, _, value = item.partition("=")
+        parsed[key] = _unescape(value, True)
+    return command, parsed, _unescape(data, False)
+
+
+def shown_by_github(value: str) -> str:
+    """What an annotation shows: CR and LF kept (GitHub's own escaping carries them), the
+    other controls made visible as text output shows them."""
+    return escape.text(value.replace("\r", "\0").replace("\n", "\1")).replace("\\x00", "\r").replace("\\x01", "\n")
+
+
+def runner_lines(stdout: str) -> list[str]:
+    """Lines as the runner reads them (.NET ReadLine: CR, LF or CRLF end a line)."""
+    return [line for line in re.split(r"\r\n|\r|\n", stdout) if line]
+
+
+# -- the files ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("inject")
+    (root / "pyproject.toml").write_text("[tool.rtlint]\n")
+    for name, value in INJECTIONS.items():
+        (root / f"{name}_{value}.py").write_text(BUGGY)
+    with open(os.path.join(os.fsencode(root), UNDECODABLE), "w") as handle:
+        handle.write(BUGGY)
+    (root / "quotes.py").write_text("".join(f"rtlint_quote('''{v}''')\n" for v in INJECTIONS.values()) + "\n")
+    (root / "esc_line.py").write_text("rtlint_quote(1)  # \x1b[31m\u202e\n")
+    return root
+
+
+def run(tree: Path, *args: str) -> subprocess.CompletedProcess:
+    env = clean_env(PYTHONIOENCODING="utf-8", RTLINT_EXTRA_RULES="tests.support.fault_rules",
+                    PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    process = subprocess.run([sys.executable, "-m", "rtlint", "--no-cache", *args, "."], cwd=tree, env=env,
+                             capture_output=True, timeout=300)
+    assert b"Traceback" not in process.stderr and b"internal error" not in process.stderr, process.stderr
+    return process
+
+
+@pytest.fixture(scope="module")
+def findings(tree: Path) -> list[dict]:
+    process = run(tree, "--format", "json")
+    return json.loads(process.stdout.decode("utf-8"))
+
+
+def test_json_is_valid_for_every_name_and_quote(findings: list[dict]) -> None:
+    paths = {f["path"] for f in findings}
+    assert "bad\\xff\\xfe.py" in paths  # the visible form of the undecodable bytes
+    assert {p for p in paths if p.startswith("newline_")} == {f"newline_{INJECTIONS['newline']}.py"}  # JSON-escaped, intact
+    quoted = [f["message"] for f in findings if f["code"] == "RTL807"]
+    assert len(quoted) >= len(INJECTIONS)
+    for value in [*paths, *quoted]:
+        value.encode("utf-8")  # no lone surrogate: valid Unicode, as JSON requires
+
+
+def test_text_shows_every_control_escaped(tree: Path, findings: list[dict]) -> None:
+    stdout = run(tree, "--format", "text", "--show-source").stdout.decode("utf-8")
+    lines = stdout.split("\n")[:-1]
+    assert not any(_CONTROL.search(line) for line in lines), [line for line in lines if _CONTROL.search(line)]
+    # one line per finding plus its source and caret lines: no finding was split or forged
+    assert len([line for line in lines if not line.startswith("    ")]) == len(findings)
+    assert "bad\\xff\\xfe.py:" in stdout and "\\x1b[31m" in stdout and "\\u202e" in stdout
+    assert "newline_\\n::add-mask::hidden\\n.py:" in stdout
+
+
+def test_github_lines_are_only_our_annotations(tree: Path, findings: list[dict]) -> None:
+    stdout = run(tree, "--format", "github").stdout.decode("utf-8")
+    lines = runner_lines(stdout)
+    assert len(lines) == len(findings)
+    parsed = [parse_workflow_command(line) for line in lines]
+    assert all(p is not None and p[0] == "error" for p in parsed), lines
+    files = {p[1]["file"] for p in parsed}
+    assert files == {shown_by_github(f["path"]) for f in findings}
+    for command, properties, data in parsed:
+        assert set(properties) == {"file", "line", "col", "endLine", "endColumn", "title"}
+        assert not _CONTROL.search(data.replace("\n", "").replace("\r", ""))
+
+
+def test_sarif_is_valid_for_every_name(tree: Path, findings: list[dict]) -> None:
+    document = json.loads(run(tree, "--format", "sarif").stdout.decode("utf-8"))
+    results = document["runs"][0]["results"]
+    assert len(results) == len(findings)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert "bad%FF%FE.py" in uris  # the file's own bytes, percent-encoded
+    assert all(uri.isascii() and " " not in uri and "\n" not in uri for uri in uris)
+
+
+# -- the escaping functions themselves ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(INJECTIONS))
+def test_github_round_trip(name: str) -> None:
+    value = INJECTIONS[name]
+    finding = Finding("RTL001", "stale-mirror-snapshot", value, 3, 4, 3, 9, path=f"src/{value}.py")
+    lines = runner_lines(output.github([finding]))
+    assert len(lines) == 1
+    command, properties, data = parse_workflow_command(lines[0])
+    assert command == "error" and properties["line"] == "3" and properties["title"] == "RTL001 [stale-mirror-snapshot]"
+    # what GitHub shows is the value with CR/LF kept (GitHub's own escaping) and the other
+    # controls made visible
+    visible = shown_by_github(value)
+    assert data == visible
+    assert properties["file"] == f"src/{visible}.py"
+
+
+def test_text_escapes() -> None:
+    assert escape.text("a\nb\x1b[0m\u202ec\udcff\t") == "a\\nb\\x1b[0m\\u202ec\\xff\\t"
+    assert escape.source_line("\tx = '\x1b'") == "\tx = '\\x1b'"  # a tab stays in a source line
+    assert escape.visible("caf\u00e9 \udcff\n") == "caf\u00e9 \\xff\n"  # JSON escapes the rest itself
