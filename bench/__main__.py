@@ -52,7 +52,9 @@ class Plan:
         self.caches = CORPORA / "caches"
 
     def yardstick(self, corpus: Corpus) -> Command:
-        return Command("yardstick", "yardstick: ast.parse every file", [self.py, "-c", YARDSTICK, *map(str, corpus.paths)])
+        return Command(
+            "yardstick", "yardstick: ast.parse every file", [self.py, "-c", YARDSTICK, *map(str, corpus.paths)]
+        )
 
     def rtlint(self, corpus: Corpus, copies: int, variant: str) -> Command:
         # the console script, as users and pre-commit run it
@@ -61,22 +63,45 @@ class Plan:
         if variant == "cold":
             return Command("rtlint_cold", "rtlint cold (--no-cache)", argv + ["--no-cache"], env=env, check=check)
         if variant == "jobs1":
-            return Command("rtlint_jobs1", "rtlint cold, --jobs 1", argv + ["--no-cache", "--jobs", "1"], env=env, check=check)
+            return Command(
+                "rtlint_jobs1", "rtlint cold, --jobs 1", argv + ["--no-cache", "--jobs", "1"], env=env, check=check
+            )
         folder = self.caches / f"{variant}-{corpus.name}"
         shutil.rmtree(folder, ignore_errors=True)
         if variant == "fresh":
             before = functools.partial(shutil.rmtree, folder, ignore_errors=True)
-            return Command("rtlint_fresh", "rtlint cold (fresh cache dir)", argv + ["--cache-dir", str(folder)], env=env, before=before, check=check)
+            return Command(
+                "rtlint_fresh",
+                "rtlint cold (fresh cache dir)",
+                argv + ["--cache-dir", str(folder)],
+                env=env,
+                before=before,
+                check=check,
+            )
         if variant == "warm_m":  # the same without the console script's wrapper (which imports re)
             argv = [self.py, "-m", "rtlint", *argv[1:]]
-            command = Command("rtlint_warm_m", "rtlint warm, as `python -m rtlint`", argv + ["--cache-dir", str(folder)], env=env, check=check)
+            command = Command(
+                "rtlint_warm_m",
+                "rtlint warm, as `python -m rtlint`",
+                argv + ["--cache-dir", str(folder)],
+                env=env,
+                check=check,
+            )
         else:
-            command = Command("rtlint_warm", "rtlint warm (second run, cache)", argv + ["--cache-dir", str(folder)], env=env, check=check)
+            command = Command(
+                "rtlint_warm",
+                "rtlint warm (second run, cache)",
+                argv + ["--cache-dir", str(folder)],
+                env=env,
+                check=check,
+            )
         run_once(command)  # fills the cache, untimed
         return command
 
     def import_rtlint(self) -> Command:
-        return Command("import", 'python -c "import rtlint"', [self.py, "-c", "import rtlint"], env=self.tools.rtlint_env, ok=(0,))
+        return Command(
+            "import", 'python -c "import rtlint"', [self.py, "-c", "import rtlint"], env=self.tools.rtlint_env, ok=(0,)
+        )
 
     def ruff(self, corpus: Corpus) -> Command:
         argv = [self.tools.peer("ruff"), "check", "--isolated", "--select", "E9", "--no-cache", *map(str, corpus.paths)]
@@ -86,19 +111,41 @@ class Plan:
         if plugin:  # rtlint's interpreter, where the plugin is installed
             argv = [self.py, "-m", "flake8", "--isolated", "--select", "RTL", *map(str, corpus.paths)]
             check = peers_module.rtlint_check(copies, "flake8 --select RTL")
-            return Command("flake8_rtl", "flake8 --select RTL (rtlint plugin)", argv, env=self.tools.rtlint_env, check=check)
+            return Command(
+                "flake8_rtl", "flake8 --select RTL (rtlint plugin)", argv, env=self.tools.rtlint_env, check=check
+            )
         argv = [self.tools.peer("python"), "-m", "flake8", "--isolated", "--select", "E9", *map(str, corpus.paths)]
         return Command("flake8_e9", "flake8 --select E9 (no rtlint plugin)", argv)
 
     def semgrep(self, corpus: Corpus) -> Command:
         argv = [
-            self.tools.peer("semgrep"), "scan", "--metrics=off", "--disable-version-check", "--no-git-ignore",
-            "--json", "--quiet", "--config", str(peers_module.RULES / "rtl001.semgrep.yml"), *map(str, corpus.paths),
+            self.tools.peer("semgrep"),
+            "scan",
+            "--metrics=off",
+            "--disable-version-check",
+            "--no-git-ignore",
+            "--json",
+            "--quiet",
+            "--config",
+            str(peers_module.RULES / "rtl001.semgrep.yml"),
+            *map(str, corpus.paths),
         ]
-        return Command("semgrep", "semgrep (RTL001 rule)", argv, env=peers_module.SEMGREP_ENV, check=peers_module.semgrep_check(corpus.files))
+        return Command(
+            "semgrep",
+            "semgrep (RTL001 rule)",
+            argv,
+            env=peers_module.SEMGREP_ENV,
+            check=peers_module.semgrep_check(corpus.files),
+        )
 
     def fixit(self, corpus: Corpus) -> Command:
-        argv = [self.tools.peer("fixit"), "--rules", "fixit_rtl001:StaleMirrorSnapshot", "lint", *map(str, corpus.paths)]
+        argv = [
+            self.tools.peer("fixit"),
+            "--rules",
+            "fixit_rtl001:StaleMirrorSnapshot",
+            "lint",
+            *map(str, corpus.paths),
+        ]
         env = {"PYTHONPATH": str(peers_module.RULES)}
         return Command("fixit", "Fixit (RTL001 LintRule)", argv, env=env, check=peers_module.fixit_check(corpus.files))
 
@@ -130,30 +177,63 @@ class Plan:
         if variant == "fix":
             paths, copy = self._scratch(corpus)
             argv = [script, "check", "--no-cache", "--fix", *map(str, paths)]
-            return Command("rtlint_fix", "rtlint --fix (on a copy)", argv, env=env, before=copy, check=peers_module.fix_check())
+            return Command(
+                "rtlint_fix", "rtlint --fix (on a copy)", argv, env=env, before=copy, check=peers_module.fix_check()
+            )
         argv = [script, "check", "--no-cache", *map(str, corpus.paths)]
         if variant == "diff":
             return Command("rtlint_diff", "rtlint --diff", argv + ["--diff"], env=env, check=peers_module.diff_check())
-        return Command(f"rtlint_{variant}", f"rtlint --format {variant}", argv + ["--format", variant], env=env,
-                       check=peers_module.format_check(variant))
+        return Command(
+            f"rtlint_{variant}",
+            f"rtlint --format {variant}",
+            argv + ["--format", variant],
+            env=env,
+            check=peers_module.format_check(variant),
+        )
 
     def semgrep_fix(self, corpus: Corpus) -> Command:
         paths, copy = self._scratch(corpus)
         argv = [
-            self.tools.peer("semgrep"), "scan", "--metrics=off", "--disable-version-check", "--no-git-ignore",
-            "--json", "--quiet", "--autofix", "--config", str(peers_module.RULES / "rtl001.semgrep.yml"), *map(str, paths),
+            self.tools.peer("semgrep"),
+            "scan",
+            "--metrics=off",
+            "--disable-version-check",
+            "--no-git-ignore",
+            "--json",
+            "--quiet",
+            "--autofix",
+            "--config",
+            str(peers_module.RULES / "rtl001.semgrep.yml"),
+            *map(str, paths),
         ]
-        return Command("semgrep_fix", "semgrep --autofix (RTL001 rule)", argv, env=peers_module.SEMGREP_ENV, before=copy,
-                       check=peers_module.semgrep_check(corpus.files))
+        return Command(
+            "semgrep_fix",
+            "semgrep --autofix (RTL001 rule)",
+            argv,
+            env=peers_module.SEMGREP_ENV,
+            before=copy,
+            check=peers_module.semgrep_check(corpus.files),
+        )
 
     def fixit_fix(self, corpus: Corpus) -> Command:
         paths, copy = self._scratch(corpus)
-        argv = [self.tools.peer("fixit"), "--rules", "fixit_rtl001:StaleMirrorSnapshot", "fix", "--automatic", *map(str, paths)]
+        argv = [
+            self.tools.peer("fixit"),
+            "--rules",
+            "fixit_rtl001:StaleMirrorSnapshot",
+            "fix",
+            "--automatic",
+            *map(str, paths),
+        ]
         env = {"PYTHONPATH": str(peers_module.RULES)}
-        return Command("fixit_fix", "Fixit fix (RTL001 LintRule)", argv, env=env, before=copy, check=peers_module.fixit_fix_check())
+        return Command(
+            "fixit_fix", "Fixit fix (RTL001 LintRule)", argv, env=env, before=copy, check=peers_module.fixit_fix_check()
+        )
 
     def libcst(self, corpus: Corpus) -> Command:
-        return Command("libcst", "libcst.parse_module of the file", [self.py, "-c", LIBCST_PARSE, str(corpus.paths[0])], ok=(0,))
+        return Command(
+            "libcst", "libcst.parse_module of the file", [self.py, "-c", LIBCST_PARSE, str(corpus.paths[0])], ok=(0,)
+        )
 
 
 def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Command], int]]:
@@ -163,7 +243,9 @@ def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Comm
         return [(commands, args.runs)]
     if name == "stdlib":
         commands = [plan.rtlint(corpus, copies, v) for v in ("cold", "warm")]
-        return [(commands + [plan.import_rtlint(), plan.rtlint(corpus, copies, "warm_m"), plan.ruff(corpus)], args.runs)]
+        return [
+            (commands + [plan.import_rtlint(), plan.rtlint(corpus, copies, "warm_m"), plan.ruff(corpus)], args.runs)
+        ]
     quick = [plan.rtlint(corpus, copies, v) for v in ("cold", "fresh", "warm", "warm_m")]
     quick += [plan.import_rtlint(), plan.rtlint(corpus, copies, "jobs1"), plan.ruff(corpus), plan.semgrep(corpus)]
     slow = [] if args.no_fixit else [plan.fixit(corpus)]
@@ -182,11 +264,17 @@ def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Comm
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--runs", type=int, default=3, help="rounds of the quick commands (default 3)")
-    parser.add_argument("--slow-runs", type=int, default=1, help="rounds of flake8 on the plugins corpus and of Fixit (default 1)")
-    parser.add_argument("--corpora", default="wheel,plugins,stdlib,activity,scaled", help="which corpora to time (comma-separated)")
+    parser.add_argument(
+        "--slow-runs", type=int, default=1, help="rounds of flake8 on the plugins corpus and of Fixit (default 1)"
+    )
+    parser.add_argument(
+        "--corpora", default="wheel,plugins,stdlib,activity,scaled", help="which corpora to time (comma-separated)"
+    )
     parser.add_argument("--no-fixit", action="store_true", help="skip Fixit (the slowest peer)")
     parser.add_argument("--output", type=Path, default=Path(__file__).resolve().parent / "results.md")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the output from the last run (e.g. after editing notes.md)")
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the output from the last run (e.g. after editing notes.md)"
+    )
     args = parser.parse_args(argv)
     args.output = args.output.resolve()
     last = CORPORA / f"{args.output.name}.pickle"  # the figures behind that output, for --report-only
@@ -212,17 +300,28 @@ def main(argv: list[str] | None = None) -> int:
     run_once(plan.rtlint(corpora["activity"], 1, "cold"))  # fails fast if rtlint is broken
     for corpus in corpora.values():
         seen = peers_module.files_seen(tools, corpus.paths)
-        log(f"corpus {corpus.name}: {corpus.files} files, {corpus.lines} lines, {corpus.token_files} with the token; "
-            + ", ".join(f"{tool} sees {n}" for tool, n in seen.items()))
+        log(
+            f"corpus {corpus.name}: {corpus.files} files, {corpus.lines} lines, {corpus.token_files} with the token; "
+            + ", ".join(f"{tool} sees {n}" for tool, n in seen.items())
+        )
         if any(n < 0.99 * corpus.files for n in seen.values()):  # e.g. a .gitignore above the corpus
             raise SystemExit(f"a tool skips files of {corpus.name}: {seen}")
-    run = report.Run(tools=tools, corpora=corpora, runs=args.runs, slow_runs=args.slow_runs, load_before=report.load(),
-                     source_before=source, snapshot=digest)
+    run = report.Run(
+        tools=tools,
+        corpora=corpora,
+        runs=args.runs,
+        slow_runs=args.slow_runs,
+        load_before=report.load(),
+        source_before=source,
+        snapshot=digest,
+    )
 
     for name in chosen:
         try:
             if name == "scaled":
-                log("scaled corpus: rtlint cold on 1, 3 and 10 copies of the 1.8.8 tree, each paired with its yardstick")
+                log(
+                    "scaled corpus: rtlint cold on 1, 3 and 10 copies of the 1.8.8 tree, each paired with its yardstick"
+                )
                 subsets = [corpora_module.scaled_subset(corpora, k) for k in SCALE_POINTS]
                 for _ in range(args.runs):  # every point in every round, so drift spreads evenly
                     for k, subset in zip(SCALE_POINTS, subsets):

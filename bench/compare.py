@@ -24,7 +24,9 @@ def _snapshot(name: str, commit: str | None) -> Path:
         shutil.copytree(REPO / "rtlint", folder / "rtlint", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(REPO / "rules", folder / "rtlint" / "rules", ignore=shutil.ignore_patterns("__pycache__"))
     else:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, "rtlint", "rules"], capture_output=True, check=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", commit, "rtlint", "rules"], capture_output=True, check=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
         (folder / "rules").rename(folder / "rtlint" / "rules")
     return folder
@@ -32,7 +34,9 @@ def _snapshot(name: str, commit: str | None) -> Path:
 
 def _run(argv: list[str], env: dict | None = None) -> tuple[float, float]:
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}, cwd=CORPORA)
+    process = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}, cwd=CORPORA
+    )
     _, _, usage = os.wait4(process.pid, 0)
     return time.perf_counter() - start, usage.ru_maxrss / 1024
 
@@ -52,12 +56,16 @@ def main() -> None:
                 scratch.mkdir(parents=True)
                 shutil.copy(source, scratch)
             (scratch / ".git").mkdir(exist_ok=True)
+
         return make
 
     commands = [
-        ("check (text)", [str(wheel)], None), ("--format github", [str(wheel), "--format", "github"], None),
-        ("--format json", [str(wheel), "--format", "json"], None), ("--format sarif", [str(wheel), "--format", "sarif"], None),
-        ("--diff", [str(wheel), "--diff"], None), ("--fix (copy)", [str(scratch), "--fix"], copy(wheel)),
+        ("check (text)", [str(wheel)], None),
+        ("--format github", [str(wheel), "--format", "github"], None),
+        ("--format json", [str(wheel), "--format", "json"], None),
+        ("--format sarif", [str(wheel), "--format", "sarif"], None),
+        ("--diff", [str(wheel), "--diff"], None),
+        ("--fix (copy)", [str(scratch), "--fix"], copy(wheel)),
         ("--fix agent_activity.py alone", [str(scratch / "agent_activity.py"), "--fix"], copy(wheel / ACTIVITY)),
     ]
     results: dict = {}
@@ -74,7 +82,9 @@ def main() -> None:
     for name, _, _ in commands:
         b, a = results[(name, "before")], results[(name, "after")]
         bw, aw = statistics.median(s[0] for s in b), statistics.median(s[0] for s in a)
-        print(f"| `{name}` | {bw:.2f} | {max(s[1] for s in b):.0f} | {aw:.2f} | {max(s[1] for s in a):.0f} | {aw / bw:.2f} |")
+        print(
+            f"| `{name}` | {bw:.2f} | {max(s[1] for s in b):.0f} | {aw:.2f} | {max(s[1] for s in a):.0f} | {aw / bw:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,18 @@ def unpack(version: str) -> Path:
     download = target.with_name(target.name + ".download")
     download.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-         "-d", str(download), f"livekit-agents=={version}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "-q",
+            "-d",
+            str(download),
+            f"livekit-agents=={version}",
+        ],
         check=True,
     )
     target.mkdir(parents=True, exist_ok=True)
@@ -85,11 +95,15 @@ def compare(old: Path, new: Path, ignore: frozenset[str] = frozenset()) -> int:
         for finding in left:
             if finding not in right:
                 differences += 1
-                print(f"{version}: only before: {finding['path']}:{finding['line']} {finding['code']} {finding['message']}")
+                print(
+                    f"{version}: only before: {finding['path']}:{finding['line']} {finding['code']} {finding['message']}"
+                )
         for finding in right:
             if finding not in left:
                 differences += 1
-                print(f"{version}: only after: {finding['path']}:{finding['line']} {finding['code']} {finding['message']}")
+                print(
+                    f"{version}: only after: {finding['path']}:{finding['line']} {finding['code']} {finding['message']}"
+                )
         for folder in ("fixed", "unsafe"):
             files = {p.relative_to(a / folder) for p in (a / folder).rglob("*.py")}
             files |= {p.relative_to(b / folder) for p in (b / folder).rglob("*.py")}

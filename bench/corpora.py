@@ -73,7 +73,8 @@ def _download(pip: list[str], requirements: list[str], dest: Path, log) -> list[
     while todo:
         process = subprocess.run(
             [*pip, "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(dest), *todo],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         if process.returncode == 0:
             break

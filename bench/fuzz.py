@@ -44,12 +44,12 @@ def _strategy(name: str):
 
 def _work(name: str, examples: int, seed: int) -> dict:
     """Run `examples` examples of one strategy in this process; return the tally."""
+    import warnings
+
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hypothesis_seed
 
     from tests.support.fuzzing import Tally, check_bytes, check_program
-
-    import warnings
 
     warnings.simplefilter("ignore", SyntaxWarning)  # hypothesmith compiles what it generates
     tally = Tally()
@@ -108,8 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for result in pool.map(_work, *zip(*work)):
             results.append(result)
-            print(f"  {result['name']:<9} {result['examples']:>6} examples in {result['seconds']:6.1f}s"
-                  f"{'  FAILED' if result['failures'] else ''}", flush=True)
+            print(
+                f"  {result['name']:<9} {result['examples']:>6} examples in {result['seconds']:6.1f}s"
+                f"{'  FAILED' if result['failures'] else ''}",
+                flush=True,
+            )
 
     examples, findings, fixes = Counter(), Counter(), Counter()
     files_fixed = unreadable = 0
@@ -125,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in SHARES:
         print(f"  {name:<9} {examples[name]:>6}")
     print("findings reported: " + (", ".join(f"{code} {n}" for code, n in sorted(findings.items())) or "none"))
-    print("fixes applied and verified: " + (", ".join(f"{code} {n}" for code, n in sorted(fixes.items())) or "none")
-          + f" (in {files_fixed} fix runs)")
+    print(
+        "fixes applied and verified: "
+        + (", ".join(f"{code} {n}" for code, n in sorted(fixes.items())) or "none")
+        + f" (in {files_fixed} fix runs)"
+    )
     print(f"unreadable inputs (RTL901's reasons): {unreadable}")
     print(f"property failures: {len(failures)}")
     for failure in failures:

@@ -63,7 +63,9 @@ class Tools:
 
     def version(self, dist: str, python: str | None = None) -> str:
         code = f"from importlib.metadata import version; print(version({dist!r}))"
-        return subprocess.run([python or _bin(self.peers, "python"), "-c", code], capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            [python or _bin(self.peers, "python"), "-c", code], capture_output=True, text=True
+        ).stdout.strip()
 
 
 def snapshot(tools: Tools) -> str:
@@ -94,7 +96,9 @@ def prepare(log=print) -> Tools:
     python = _bin(folder, "python")
     versions = subprocess.run(
         [python, "-c", f"from importlib.metadata import version as v; print(' '.join(v(d) for d in {FLAKE8_DISTS!r}))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     # the peers' venv is built from the interpreter running this script, as venv-rtlint is
     folder = CORPORA / "venv-peers"
@@ -167,8 +171,12 @@ def format_check(variant: str):
         elif variant == "sarif":
             results = json.loads(stdout)["runs"][0]["results"]
             found = [
-                (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
-                for r in results if r["ruleId"] == "RTL001"
+                (
+                    r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                    r["locations"][0]["physicalLocation"]["region"]["startLine"],
+                )
+                for r in results
+                if r["ruleId"] == "RTL001"
             ]
         else:
             found = [(m[0], int(m[1])) for m in re.findall(r"^::\w+ file=([^,]+),line=(\d+).*RTL001", stdout, re.M)]
@@ -198,12 +206,20 @@ def rtlint_check(copies: int, tool: str = "rtlint"):
 
 def files_seen(tools: Tools, paths: list[Path]) -> dict[str, int]:
     """How many files ruff and rtlint look at (semgrep and Fixit are checked on every run)."""
-    ruff = subprocess.run([tools.peer("ruff"), "check", "--isolated", "--no-cache", "--show-files", *map(str, paths)],
-                          capture_output=True, text=True).stdout
+    ruff = subprocess.run(
+        [tools.peer("ruff"), "check", "--isolated", "--no-cache", "--show-files", *map(str, paths)],
+        capture_output=True,
+        text=True,
+    ).stdout
     code = (
         "import sys; from pathlib import Path; from rtlint import config as c; from rtlint.engine.discovery import discover\n"
         "print(len(discover(sys.argv[1:], c.load(None, Path(sys.argv[1]))).targets))"
     )
-    rtlint = subprocess.run([tools.python, "-c", code, *map(str, paths)], capture_output=True, text=True, check=True,
-                            env={**os.environ, **(tools.rtlint_env or {})}).stdout
+    rtlint = subprocess.run(
+        [tools.python, "-c", code, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(tools.rtlint_env or {})},
+    ).stdout
     return {"ruff": sum(1 for line in ruff.splitlines() if line.strip().endswith(".py")), "rtlint": int(rtlint)}

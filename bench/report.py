@@ -18,8 +18,12 @@ from bench.timing import Result, linear_fit, ratio_between
 
 MEMORY_LIMIT_MIB = 100
 RTLINT_KEYS = ("rtlint_cold", "rtlint_fresh", "rtlint_warm", "rtlint_warm_m", "rtlint_jobs1")
-FIX_KEYS = {"rtlint_fix": "rtlint --fix (copy)", "rtlint_diff": "rtlint --diff", "rtlint_json": "rtlint --format json",
-            "rtlint_sarif": "rtlint --format sarif"}
+FIX_KEYS = {
+    "rtlint_fix": "rtlint --fix (copy)",
+    "rtlint_diff": "rtlint --diff",
+    "rtlint_json": "rtlint --format json",
+    "rtlint_sarif": "rtlint --format sarif",
+}
 
 
 def load() -> str:
@@ -39,7 +43,9 @@ def source_state() -> tuple[str, str]:
     try:
         git = ["git", "-C", str(repo)]
         commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run([*git, "status", "--porcelain", "--", "rtlint", "rules"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(
+            [*git, "status", "--porcelain", "--", "rtlint", "rules"], capture_output=True, text=True
+        ).stdout.strip()
         commit = f"commit {commit}{' +changes' if dirty else ''}" if commit else "no git commit"
     except OSError:
         commit = "no git"
@@ -108,7 +114,9 @@ def _ratio(run: Run, corpus: str, key: str) -> float | None:
 def targets(run: Run) -> list[Target]:
     out: list[Target] = []
 
-    def add(name: str, value: float | None, limit: float, unit: str = "x", higher: bool = False, fmt: str = "{:.2f}") -> None:
+    def add(
+        name: str, value: float | None, limit: float, unit: str = "x", higher: bool = False, fmt: str = "{:.2f}"
+    ) -> None:
         if value is None:
             out.append(Target(name, "not measured", f"{'≥' if higher else '≤'} {limit}{unit}", None))
             return
@@ -120,36 +128,72 @@ def targets(run: Run) -> list[Target]:
         add(f"{corpus}: rtlint cold / yardstick", _ratio(run, corpus, "rtlint_cold"), limit)
     for corpus in ("plugins", "wheel"):
         rt, sg = _ratio(run, corpus, "rtlint_cold"), _ratio(run, corpus, "semgrep")
-        add(f"{corpus}: semgrep time / rtlint cold time (ahead of semgrep)", sg / rt if rt and sg else None, 1.0, higher=True)
+        add(
+            f"{corpus}: semgrep time / rtlint cold time (ahead of semgrep)",
+            sg / rt if rt and sg else None,
+            1.0,
+            higher=True,
+        )
         fx = _ratio(run, corpus, "fixit")
         add(f"{corpus}: Fixit time / rtlint cold time", fx / rt if rt and fx else None, 15.0, higher=True)
     for key, how in (("rtlint_warm", "rtlint warm"), ("rtlint_warm_m", "`python -m rtlint` warm")):
         for corpus in ("plugins", "wheel", "stdlib"):
             warm, start = run.get(corpus, key), run.get(corpus, "import")
-            add(f"{corpus}: {how} / `python -c \"import rtlint\"`", ratio_between(warm, start) if warm and start else None, 1.3)
+            add(
+                f'{corpus}: {how} / `python -c "import rtlint"`',
+                ratio_between(warm, start) if warm and start else None,
+                1.3,
+            )
     add("stdlib: rtlint cold / yardstick", _ratio(run, "stdlib", "rtlint_cold"), 0.5)
     cold, cst = run.get("activity", "rtlint_cold"), run.get("activity", "libcst")
     add("agent_activity.py: rtlint cold / libcst.parse_module", ratio_between(cold, cst) if cold and cst else None, 3.0)
     with_plugin, without = run.get("wheel", "flake8_rtl"), run.get("wheel", "flake8_e9")
-    add("wheel: flake8 --select RTL / flake8 without the plugin", ratio_between(with_plugin, without) if with_plugin and without else None, 1.2)
+    add(
+        "wheel: flake8 --select RTL / flake8 without the plugin",
+        ratio_between(with_plugin, without) if with_plugin and without else None,
+        1.2,
+    )
     if run.scaled:
         slope, intercept, r2 = scaled_fit(run)
-        out.append(Target("scaled: time linear in the files with the token (R² of the fit)", f"{r2:.3f}", "≥ 0.98", r2 >= 0.98,
-                          f"slope {slope * 1000:.1f} ms per token file, intercept {intercept:.2f} s"))
+        out.append(
+            Target(
+                "scaled: time linear in the files with the token (R² of the fit)",
+                f"{r2:.3f}",
+                "≥ 0.98",
+                r2 >= 0.98,
+                f"slope {slope * 1000:.1f} ms per token file, intercept {intercept:.2f} s",
+            )
+        )
     else:
         out.append(Target("scaled: time linear in the files with the token", "not measured", "≥ 0.98", None))
     # issue 13: fixes as fast as checks
     for key, how in FIX_KEYS.items():
         add(f"wheel: {how} / yardstick (issue 13)", _ratio(run, "wheel", key), 1.5)
         result = run.get("wheel", key)
-        add(f"wheel: {how} peak memory (issue 13)", result.rss_mib if result else None, MEMORY_LIMIT_MIB, " MiB", fmt="{:.0f}")
+        add(
+            f"wheel: {how} peak memory (issue 13)",
+            result.rss_mib if result else None,
+            MEMORY_LIMIT_MIB,
+            " MiB",
+            fmt="{:.0f}",
+        )
     fix, cst = run.get("activity", "rtlint_fix"), run.get("activity", "libcst")
-    add("agent_activity.py: rtlint --fix / libcst.parse_module (issue 13)", ratio_between(fix, cst) if fix and cst else None, 1.5)
+    add(
+        "agent_activity.py: rtlint --fix / libcst.parse_module (issue 13)",
+        ratio_between(fix, cst) if fix and cst else None,
+        1.5,
+    )
     for corpus in run.corpora:
         peaks = [r.rss_mib for k in RTLINT_KEYS if (r := run.get(corpus, k))]
         if corpus == "scaled" and run.scaled:
             peaks = [r.rss_mib for _, r in run.scaled.values()]
-        add(f"{corpus}: rtlint peak memory (largest process)", max(peaks) if peaks else None, MEMORY_LIMIT_MIB, " MiB", fmt="{:.0f}")
+        add(
+            f"{corpus}: rtlint peak memory (largest process)",
+            max(peaks) if peaks else None,
+            MEMORY_LIMIT_MIB,
+            " MiB",
+            fmt="{:.0f}",
+        )
     return out
 
 
@@ -179,7 +223,9 @@ def _version(tools: Tools, dist: str, own: bool = False) -> str:
 
 def markdown(run: Run) -> str:
     tools = run.tools
-    python = subprocess.run([tools.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()
+    python = subprocess.run(
+        [tools.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
+    ).stdout.strip()
     lines = [
         "# rtlint benchmark",
         "",
@@ -196,8 +242,11 @@ def markdown(run: Run) -> str:
         f"- rtlint {_snapshot_version()}, libcst {_version(tools, 'libcst', True)}, flake8 {_version(tools, 'flake8', True)}; "
         f"ruff {_version(tools, 'ruff')}, semgrep {_version(tools, 'semgrep')}, Fixit {_version(tools, 'fixit')}",
         f"- rtlint measured: a snapshot (digest {run.snapshot}) of the checkout at {run.source_before[0]} (sources {run.source_before[1]})"
-        + ("" if run.source_after[1] == run.source_before[1] else
-           f"; rtlint's sources in the checkout changed during the run (now {run.source_after[0]}, sources {run.source_after[1]}), the snapshot did not"),
+        + (
+            ""
+            if run.source_after[1] == run.source_before[1]
+            else f"; rtlint's sources in the checkout changed during the run (now {run.source_after[0]}, sources {run.source_after[1]}), the snapshot did not"
+        ),
         f"- rounds: {run.runs} (quick commands), {run.slow_runs} (flake8 on plugins, Fixit); whole run {run.elapsed / 60:.1f} min",
         "",
         *(["## Errors", "", *(f"- {e.splitlines()[0]}" for e in run.errors), ""] if run.errors else []),
@@ -227,10 +276,19 @@ def markdown(run: Run) -> str:
         rt = base[0].ratio if base else None
         runs = sum(len(y.samples) for y in yardsticks.values())
         versus = f"{1 / rt:.2f}" if rt else ""
-        lines.append(f"| yardstick: `ast.parse` of every file | {ys_wall:.3f} | 1.00 | {versus} | {ys_rss:.0f} | {runs} |")
+        lines.append(
+            f"| yardstick: `ast.parse` of every file | {ys_wall:.3f} | 1.00 | {versus} | {ys_rss:.0f} | {runs} |"
+        )
         for result, _ in measured.values():
             versus = f"{result.ratio / rt:.2f}" if rt else ""
-            row = [result.command.label, f"{result.wall:.3f}", f"{result.ratio:.2f}", versus, f"{result.rss_mib:.0f}", str(len(result.samples))]
+            row = [
+                result.command.label,
+                f"{result.wall:.3f}",
+                f"{result.ratio:.2f}",
+                versus,
+                f"{result.rss_mib:.0f}",
+                str(len(result.samples)),
+            ]
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     if run.scaled:
@@ -243,9 +301,21 @@ def markdown(run: Run) -> str:
         ]
         for copies, (corpus, result) in sorted(run.scaled.items()):
             wall = result.wall
-            row = [copies, corpus.files, corpus.token_files, f"{wall:.3f}", f"{result.ratio:.2f}", f"{wall / corpus.token_files:.3f}", f"{result.rss_mib:.0f}"]
+            row = [
+                copies,
+                corpus.files,
+                corpus.token_files,
+                f"{wall:.3f}",
+                f"{result.ratio:.2f}",
+                f"{wall / corpus.token_files:.3f}",
+                f"{result.rss_mib:.0f}",
+            ]
             lines.append("| " + " | ".join(map(str, row)) + " |")
-        lines += ["", f"Least squares: time = {slope * 1000:.1f} ms × (files with the token) + {intercept:.2f} s, R² = {r2:.3f}.", ""]
+        lines += [
+            "",
+            f"Least squares: time = {slope * 1000:.1f} ms × (files with the token) + {intercept:.2f} s, R² = {r2:.3f}.",
+            "",
+        ]
     notes = Path(__file__).with_name("notes.md")
     if notes.exists():  # hand-written: why a target is missed, from profiles of the engine
         lines += ["## Notes", "", notes.read_text().strip(), ""]

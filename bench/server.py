@@ -43,7 +43,18 @@ def activity_file() -> Path:
         download = CACHE / "download"
         download.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(download), "livekit-agents==1.8.8"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-q",
+                "-d",
+                str(download),
+                "livekit-agents==1.8.8",
+            ],
             check=True,
         )
         with zipfile.ZipFile(next(download.glob("livekit_agents-1.8.8-*.whl"))) as wheel:

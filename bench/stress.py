@@ -123,7 +123,9 @@ def one_run(
     problems = []
     if signalled_at is not None and ended - signalled_at > EXIT_DEADLINE:
         problems.append(f"exit {ended - signalled_at:.2f}s after the signal")
-    expected = {"kill9": {0, 1, 2}, "sigint": {0, 1, 130, -signal.SIGINT}, "sigterm": {0, 1, 143, -signal.SIGTERM}}[scenario]
+    expected = {"kill9": {0, 1, 2}, "sigint": {0, 1, 130, -signal.SIGINT}, "sigterm": {0, 1, 143, -signal.SIGTERM}}[
+        scenario
+    ]
     if code not in expected:
         problems.append(f"exit status {code}")
     if "Traceback" in stderr:
@@ -168,8 +170,12 @@ def main(argv: list[str] | None = None) -> int:
         # how long an undisturbed run takes: the signals are spread over all of it
         _reset(folder, args.files)
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "rtlint", "--no-cache", "--jobs", "2", "--fix", folder.name],
-                       cwd=folder.parent, capture_output=True, timeout=args.timeout)
+        subprocess.run(
+            [sys.executable, "-m", "rtlint", "--no-cache", "--jobs", "2", "--fix", folder.name],
+            cwd=folder.parent,
+            capture_output=True,
+            timeout=args.timeout,
+        )
         span = time.monotonic() - started
         print(f"an undisturbed run: {span:.1f} s; signals at random in [0.02, {span:.1f}] s", flush=True)
         for scenario in args.scenarios.split(","):

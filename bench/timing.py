@@ -11,9 +11,9 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 
 class CommandFailed(RuntimeError):
@@ -64,7 +64,9 @@ def run_once(command: Command) -> Sample:
     env = {**os.environ, **(command.env or {})}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(command.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=command.cwd)
+        process = subprocess.Popen(
+            command.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=command.cwd
+        )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         process.returncode = code = os.waitstatus_to_exitcode(status)
@@ -93,7 +95,9 @@ def paired(yardstick: Command, commands: list[Command], rounds: int, log=print) 
             result = results[command.key]
             result.samples.append(sample)
             result.ratios.append(sample.wall / ((before.wall + after.wall) / 2))
-            log(f"    {command.label:<44} {sample.wall:7.2f} s  {result.ratios[-1]:6.2f}x Y  {sample.rss_kib / 1024:6.1f} MiB")
+            log(
+                f"    {command.label:<44} {sample.wall:7.2f} s  {result.ratios[-1]:6.2f}x Y  {sample.rss_kib / 1024:6.1f} MiB"
+            )
             before = after
     ys.ratios = [1.0]
     return ys, results

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from rtlint.engine.config import Config
 from rtlint.core.findings import Finding
+from rtlint.engine.config import Config
 from rtlint.engine.linter import RuleSet, lint_text
 
 
@@ -42,7 +42,6 @@ def fix_source(
 ) -> FixResult:
     """`text` with every applicable fix applied and verified (the text is unchanged on failure)."""
     from rtlint.engine.fixer import fix_text
-
     from rtlint.fix.linelength import line_length
 
     ruleset, config = _rules(config, select)

@@ -13,7 +13,8 @@ import sys
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm run ~3 ms
 
 if TYPE_CHECKING:
-    from typing import BinaryIO, Sequence, TextIO
+    from collections.abc import Sequence
+    from typing import BinaryIO, TextIO
 
 from rtlint.commands.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
@@ -109,5 +110,3 @@ def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: Binary
     if code in (EXIT_CLEAN, EXIT_FINDINGS):
         run.record(inputs, out.value, err.value, code)
     return code
-
-

@@ -8,22 +8,23 @@ check`, and leaves `# noqa` to flake8 (which honours it for every plugin alike).
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar
 
 from flake8.exceptions import ExecutionError
 
 from rtlint import __version__
-from rtlint.engine import registry
 from rtlint.engine import config as config_module
+from rtlint.engine import registry
 from rtlint.engine.linter import RuleSet, lint_text
 
 # findings flake8 reports itself (E999 for a file it cannot parse); never repeated as RTL9xx
 _FLAKE8_OWN = {"RTL900", "RTL901"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _config_file_in(directory: Path) -> Path | None:
     """The nearest .rtlint.toml, or pyproject.toml with [tool.rtlint], at or above
     `directory` (as rtlint itself finds it), memoised per folder so a checkout of N files
@@ -43,7 +44,7 @@ def _config_file_in(directory: Path) -> Path | None:
     return _config_file_in(directory.parent)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _engine(config_file: Path | None) -> tuple[config_module.Config, RuleSet]:
     """Config and instantiated rules, built once per configuration file."""
     try:

@@ -13,8 +13,9 @@ by the hook table): a copy taken before the function started. A *write-back* is 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import walk
 from rtlint.core.settings import Option
@@ -63,7 +64,18 @@ OPTIONS = (
 # edits of a context that only add items, and the ones that change it otherwise
 ADDITIVE_EDITS = {"add_message", "insert"}
 ADDITIVE_ITEM_EDITS = {"append", "extend"}  # on `<ctx>.items`
-OTHER_EDITS = {"remove", "truncate", "merge", "_summarize", "summarize", "_upsert_item", "clear", "pop", "sort", "reverse"}
+OTHER_EDITS = {
+    "remove",
+    "truncate",
+    "merge",
+    "_summarize",
+    "summarize",
+    "_upsert_item",
+    "clear",
+    "pop",
+    "sort",
+    "reverse",
+}
 OTHER_ITEM_EDITS = {"insert", "remove", "pop", "clear", "sort", "reverse"}
 # methods whose result is (a transformed) copy of their receiver: still the snapshot's content
 DERIVING_METHODS = {"copy", "_summarize", "summarize", "truncate", "merge"}
@@ -217,7 +229,9 @@ class AppModule:
             if not targets or not isinstance(node.value, ast.Name):
                 continue
             function = self.index.function_of_node(node)
-            parameter = next((a for a in parameters(function.node) if a.arg == node.value.id), None) if function else None
+            parameter = (
+                next((a for a in parameters(function.node) if a.arg == node.value.id), None) if function else None
+            )
             if parameter is not None and vocabulary.is_agent_annotation(parameter.annotation):
                 found.update(targets)
         return found

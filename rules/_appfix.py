@@ -6,8 +6,9 @@ fresh local names."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from rtlint.core.astnodes import walk
 
@@ -37,7 +38,6 @@ class Plan:
             raise cannot_fix(self.reason)
         for step in self.steps:
             step(editor)
-
 
 
 def no_fix(reason: str) -> Plan:
@@ -126,7 +126,10 @@ def write_push_argument(editor: Editor, located: Located, push: str, name: str) 
     row, column = opening
     keyword = ""
     if isinstance(target, ast.keyword):
-        (key_row, key_column), (value_row, value_column) = editor.position(target, "start"), editor.position(value, "start")
+        (key_row, key_column), (value_row, value_column) = (
+            editor.position(target, "start"),
+            editor.position(value, "start"),
+        )
         if key_row != value_row:
             _needs_tree("a keyword argument over several lines")
         keyword = editor.lines[key_row][key_column:value_column]
@@ -186,7 +189,9 @@ def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> 
         args = list(call.args)
         args[index] = first.with_changes(value=cst.Name(name))
         if len(args) == 1:
-            args[0] = args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace(""))
+            args[0] = args[0].with_changes(
+                comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=cst.SimpleWhitespace("")
+            )
             return call.with_changes(args=args, whitespace_before_args=cst.SimpleWhitespace(""))
         return call.with_changes(args=args)
 

@@ -1,7 +1,7 @@
 """Edits shared by the rules' fixes, made through the fixer's editor (LibCST).
 
-    test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
-    removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")
+test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
+removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ def removal_code(target: str, method: str, names: list[tuple[str, bool]], suppre
 
     def remove(name: str, listed: bool) -> list[str]:
         if listed:
-            return [f"for _rtlint_item in {name}:", f"    with {suppress}({errors}):", f"        {target}.{method}(_rtlint_item)"]
+            return [
+                f"for _rtlint_item in {name}:",
+                f"    with {suppress}({errors}):",
+                f"        {target}.{method}(_rtlint_item)",
+            ]
         return [f"with {suppress}({errors}):", f"    {target}.{method}({name})"]
 
     if not any(listed for _, listed in names):
@@ -69,7 +73,9 @@ def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bo
     editor.replace_segments(located, segments)
 
 
-def may_have_brackets(editor: Editor, node: ast.AST, statement: ast.stmt | None = None, call: ast.Call | None = None) -> bool:
+def may_have_brackets(
+    editor: Editor, node: ast.AST, statement: ast.stmt | None = None, call: ast.Call | None = None
+) -> bool:
     """Whether the node's code may have brackets of its own (in LibCST's tree they belong to
     it; the `ast` position leaves them out): a `(` right before it and a `)` right after, or
     where the line's edge hides what is there. A node that begins its statement has none,
@@ -106,7 +112,11 @@ def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CS
         def on_leave(self, original, updated):
             result = super().on_leave(original, updated)
             if negated:
-                if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not) and self._matches(original.expression):
+                if (
+                    isinstance(original, cst.UnaryOperation)
+                    and isinstance(original.operator, cst.Not)
+                    and self._matches(original.expression)
+                ):
                     return editor.expression(f"(not {editor.code(original.expression).strip()} or {flag})")
             elif isinstance(original, cst.BaseExpression) and self._matches(original):
                 return editor.expression(f"({editor.code(original).strip()} or {flag})")

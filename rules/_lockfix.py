@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from rtlint.core.findings import Applicability
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LockPlan:
-    applicability: Optional[Applicability]  # None when no fix is sound
+    applicability: Applicability | None  # None when no fix is sound
     reason: str  # why the fix is unsafe or impossible ("" when safe)
     lock: str  # the lock attribute (or module-level name)
     lock_expression: str  # e.g. "self._rt_chat_ctx_lock"
@@ -65,7 +65,9 @@ def plan(module: Module, function: Function, first: StatementPath, last: Stateme
     creation, more = _creation(module, function, lock)
     unsafe += more
     flatten = frozenset(
-        module.file.segment(s.items[0].context_expr) for s in statements if module.locks.flattenable(s, expression, function)
+        module.file.segment(s.items[0].context_expr)
+        for s in statements
+        if module.locks.flattenable(s, expression, function)
     )
     if never:
         applicability, reason = None, "; ".join(dict.fromkeys(never))

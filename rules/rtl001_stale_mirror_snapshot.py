@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Iterator
+from collections.abc import Iterator
 
 from rtlint.core.context import FileContext
 from rtlint.core.findings import Finding
@@ -15,7 +15,6 @@ from ._analysis.cfg import Graph, Point, graph
 from ._analysis.index import Function, dotted, walk_function
 from ._analysis.paths import StatementPath, block_run, region
 from ._realtime import OPTIONS, Module, StaleSnapshot, analyse, push_lock, required_tokens, stale_snapshots
-
 
 _NO_REGION = "no block of statements holds the snapshot and the push on every path between them"
 
@@ -147,8 +146,11 @@ class A:
                 reason = f"the fix of the snapshot at line {outer.snapshot.node.lineno} holds the lock over it"
                 plan = dataclasses.replace(plan, applicability=None, reason=reason)
             yield self.report(
-                file, stale.snapshot.node, _message(stale, function, module, plan.lock_expression, plan.applicability),
-                plan=plan, symbol=function.qualname,
+                file,
+                stale.snapshot.node,
+                _message(stale, function, module, plan.lock_expression, plan.applicability),
+                plan=plan,
+                symbol=function.qualname,
             )
 
 
@@ -171,7 +173,9 @@ def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, Statem
     return first, last, True
 
 
-def _enclosing_fix(plan: _lockfix.LockPlan, others: list[tuple[StaleSnapshot, _lockfix.LockPlan]]) -> StaleSnapshot | None:
+def _enclosing_fix(
+    plan: _lockfix.LockPlan, others: list[tuple[StaleSnapshot, _lockfix.LockPlan]]
+) -> StaleSnapshot | None:
     """The finding whose fix puts the same lock around a block holding this plan's region
     deeper down (the editor lifts only an `async with` of the lock at the top of a region)."""
     k = len(plan.first)
@@ -194,7 +198,10 @@ def _held_throughout(g: Graph, snapshot: ast.AST, pushes: list[ast.AST], stateme
         owner = g.owner[point.unit]
         return owner is None or id(owner) not in inside
 
-    return all(g.reaches_within(snapshot, push, statements) and not g.may_run_between(snapshot, push, outside) for push in pushes)
+    return all(
+        g.reaches_within(snapshot, push, statements) and not g.may_run_between(snapshot, push, outside)
+        for push in pushes
+    )
 
 
 def _loop_around(module: Module, stmt: ast.stmt) -> ast.stmt | None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import walk
 from rtlint.core.context import FileContext, StatementPath
@@ -99,7 +100,9 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         parent = statement_at(file.tree, push_path[:start])
         if isinstance(parent, TryNode) and push_path[start][0] == "body":
             if commit_path[-1][-1] < len(parent.body) - 1 and len(commit_path) == start + 1:
-                unsafe.append("the try around the push also covers statements after the commit, whose failure would now undo it")
+                unsafe.append(
+                    "the try around the push also covers statements after the commit, whose failure would now undo it"
+                )
             start -= 1
     definitions = [assignments_reaching(file, push.function.node, item.name, push.call) for item in items]
     defined = [d for found in definitions for d in found if d is not None]  # None: a parameter
@@ -111,27 +114,45 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         # a value of the name that reaches the commit but not the push: the commit moved
         # before the push would be lost on that value's paths
         if any(d not in at_push for d in assignments_reaching(file, push.function.node, item.name, commit.value)):
-            return OrderingPlan(None, f"`{item.name}` reaches the commit also from where it is not pushed; moved before the push, the commit would be lost there")
+            return OrderingPlan(
+                None,
+                f"`{item.name}` reaches the commit also from where it is not pushed; moved before the push, the commit would be lost there",
+            )
     conditions = conditions_between(file, commit_path, shared + (late.order != "after"))
     if conditions:
         unsafe.append(f"the commit is conditional ({conditions}); hoisting it makes it unconditional")
     # a commit in `finally:` ran whatever the push did: nothing to undo
-    rollbacks, maybe_unbound = ([], False) if late.order == "finally" else failure_exits(file, push_path, start, late.order == "else", defined)
+    rollbacks, maybe_unbound = (
+        ([], False) if late.order == "finally" else failure_exits(file, push_path, start, late.order == "else", defined)
+    )
     # `_upsert_item` replaces an item of the same id: removal would not bring the old one back
     if rollbacks and commit.value.func.attr == "_upsert_item" and not all(item.fresh for item in items):
-        unsafe.append(f"{late.local} may already hold the item (it is not made in this function), so undoing the commit "
-                      "by removal could delete an older version")
+        unsafe.append(
+            f"{late.local} may already hold the item (it is not made in this function), so undoing the commit "
+            "by removal could delete an older version"
+        )
     if maybe_unbound and in_loop(file, push.stmt, push.function.node):
         unsafe.append("the item is bound inside a loop's try, so an early failure could undo an older item")
     alias = imports_module(analyse(file), "contextlib")
     # the context may have been replaced meanwhile, or (maybe_unbound) the item not made yet
     target = late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local
     errors = "ValueError, NameError" if maybe_unbound else "ValueError"
-    undo = removal_code(target, settings.get("remove-method", "remove"), [(i.name, i.is_list) for i in items], f"{alias or 'contextlib'}.suppress", errors)
+    undo = removal_code(
+        target,
+        settings.get("remove-method", "remove"),
+        [(i.name, i.is_list) for i in items],
+        f"{alias or 'contextlib'}.suppress",
+        errors,
+    )
     companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
     return OrderingPlan(
-        "unsafe" if unsafe else "safe", "; ".join(unsafe), moves=(commit_path, *companions), before=anchor, rollbacks=tuple(rollbacks),
-        undo=undo, import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
+        "unsafe" if unsafe else "safe",
+        "; ".join(unsafe),
+        moves=(commit_path, *companions),
+        before=anchor,
+        rollbacks=tuple(rollbacks),
+        undo=undo,
+        import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
     )
 
 
@@ -204,8 +225,12 @@ class LateLocalCommit(Rule):
     fix_availability = "sometimes"
     options = OPTIONS + (
         Option("remove-method", "remove", "method of a local context that removes an item (the rollback)"),
-        Option("commit-companions", [], "calls that directly follow a late commit with the same item and move with it "
-               '(e.g. "_conversation_item_added"); by default they stay where they are'),
+        Option(
+            "commit-companions",
+            [],
+            "calls that directly follow a late commit with the same item and move with it "
+            '(e.g. "_conversation_item_added"); by default they stay where they are',
+        ),
     )
 
     VALID = [
@@ -262,4 +287,10 @@ class A:
                 f"line {late.push.call.lineno} is awaited; a copy of {late.local} made during the push lacks "
                 f"{it}, and pushing that copy deletes {it} server-side"
             )
-            yield self.report(file, late.commit.value, message, plan=_plan(file, late, self.settings), symbol=late.push.function.qualname)
+            yield self.report(
+                file,
+                late.commit.value,
+                message,
+                plan=_plan(file, late, self.settings),
+                symbol=late.push.function.qualname,
+            )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from rtlint.core.context import FileContext, StatementPath
 from rtlint.core.findings import Applicability, Finding
@@ -12,7 +13,16 @@ from rtlint.core.rule import Invalid, Option, Rule
 
 from ._analysis.blocks import body_start, statement_holding
 from ._analysis.flags import (
-    Flag, attribute_path, attribute_read, empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marks_every_exit, names_in,
+    Flag,
+    attribute_path,
+    attribute_read,
+    empty_list_target,
+    flag_in_guard,
+    flag_operand,
+    flags_from,
+    fresh,
+    marks_every_exit,
+    names_in,
 )
 from ._analysis.index import Function, index
 from ._analysis.loops import AbandoningLoop, abandoning_loops, runs_before
@@ -92,19 +102,35 @@ def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> Abando
     declarations = (f"{flag_name} = False\n",) + ((f"{ids}: list[str] = []\n",) if ids else ())
     inserts = [(file.path_of(found.definition), True, declarations)]
     nested = [loop.function for loop in found.loops if loop.function is not function]
-    inserts += [(path, after, (f"nonlocal {flag_name}\n",)) for path, after in dict.fromkeys(body_start(file, f) for f in nested)]
+    inserts += [
+        (path, after, (f"nonlocal {flag_name}\n",))
+        for path, after in dict.fromkeys(body_start(file, f) for f in nested)
+    ]
     drain = fresh("_rtlint_abandoned", taken)
     for loop in found.loops:
-        inserts += [(file.path_of(e), False, tuple(_exit_code(file, loop, e, flag_name, ids, id_attribute, drain))) for e in loop.exits]
+        inserts += [
+            (file.path_of(e), False, tuple(_exit_code(file, loop, e, flag_name, ids, id_attribute, drain)))
+            for e in loop.exits
+        ]
     if ids and flag.loop is not None and isinstance(flag.loop.target, (ast.Name, ast.Tuple)):
         expression = attribute_path(flag.loop, id_attribute)  # the entries that set the flag
-        inserts += [(file.path_of(stmt), True, (f"{ids}.append({expression})\n",)) for stmt in flag.sets] if expression else []
+        inserts += (
+            [(file.path_of(stmt), True, (f"{ids}.append({expression})\n",)) for stmt in flag.sets] if expression else []
+        )
     inserts += _drop(file, found, ids) if ids else []
     widen, negated = flag_operand(found.guard, flag)
     return AbandonPlan(flag_name, ids, file.path_of(found.guard), squash(file.segment(widen)), negated, tuple(inserts))
 
 
-def _exit_code(file: FileContext, loop: AbandoningLoop, stmt: ast.stmt, flag: str, ids: str | None, id_attribute: str | None, drain: str) -> Iterator[str]:
+def _exit_code(
+    file: FileContext,
+    loop: AbandoningLoop,
+    stmt: ast.stmt,
+    flag: str,
+    ids: str | None,
+    id_attribute: str | None,
+    drain: str,
+) -> Iterator[str]:
     """At an exit: set the flag; record the current item when it cannot have entered the
     list yet (no append and, in a `while`, the pull ran earlier in this pass); drain the stream."""
     yield f"{flag} = True\n"
@@ -119,10 +145,20 @@ def _drop(file: FileContext, found: _Guard, ids: str) -> list[tuple[StatementPat
     """Drop the abandoned ids before the guard's statement holding the push, from the context
     the cleanup pushes (or what it was copied from)."""
     anchor = statement_holding(file, found.guard.body, found.push.stmt)
-    pushed = pushed_source(file, found.function.node, anchor, found.push) if anchor is not None and found.push.argument is not None else None
+    pushed = (
+        pushed_source(file, found.function.node, anchor, found.push)
+        if anchor is not None and found.push.argument is not None
+        else None
+    )
     if not pushed:
         return []
-    return [(file.path_of(anchor), False, (f"{pushed}.items[:] = [\n    item for item in {pushed}.items if item.id not in {ids}\n]\n",))]
+    return [
+        (
+            file.path_of(anchor),
+            False,
+            (f"{pushed}.items[:] = [\n    item for item in {pushed}.items if item.id not in {ids}\n]\n",),
+        )
+    ]
 
 
 # -- the rule and its documentation -----------------------------------------------------------
@@ -203,8 +239,11 @@ class AbandonedItemsGuard(Rule):
     summary = "a cleanup guard is computed from a list that omits the items abandoned at an early exit"
     fix_availability = "always"
     options = OPTIONS + (
-        Option("abandoned-item-ids", ["message_id", "item_id", "id"],
-               "attributes that identify a stream item, tried in order (the first one the code uses)"),
+        Option(
+            "abandoned-item-ids",
+            ["message_id", "item_id", "id"],
+            "attributes that identify a stream item, tried in order (the first one the code uses)",
+        ),
     )
 
     VALID = [

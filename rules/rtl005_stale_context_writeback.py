@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
@@ -183,19 +183,18 @@ class A(Agent):
                 continue
             file = module.file
             target = f"{file.segment(receiver)}.{call.func.attr}"
-            plan = _plan(module, function, call, receiver, snapshot, key) if len(keys) == 1 else fx.no_fix(
-                "the written-back context comes from more than one snapshot"
+            plan = (
+                _plan(module, function, call, receiver, snapshot, key)
+                if len(keys) == 1
+                else fx.no_fix("the written-back context comes from more than one snapshot")
             )
             message = (
                 f"{target} writes back {snapshot.describe()}, and {_describe_await(awaits[0], call)} can run "
                 f"in between: what the framework commits to the context meanwhile (the user's turn, a tool "
                 f"output, a reply) is lost, and deleted server-side on a realtime model"
             )
-            return self.report(
-                file, call, message, plan=plan, symbol=function.qualname
-            )
+            return self.report(file, call, message, plan=plan, symbol=function.qualname)
         return None
-
 
 
 def _realtime_pushes(file) -> set[int]:  # noqa: ANN001

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
@@ -134,10 +134,7 @@ async def f(agent, ctx):
             f"pushes are last-writer-wins"
         )
         plan = _plan(module, function, spawn, coroutine)
-        return self.report(
-            file, spawn, message, plan=plan, symbol=function.qualname
-        )
-
+        return self.report(file, spawn, message, plan=plan, symbol=function.qualname)
 
 
 def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001
@@ -173,7 +170,9 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
 
 def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> fx.Plan:
     if not isinstance(function.node, ast.AsyncFunctionDef):
-        return fx.no_fix("a synchronous function cannot await; spawn an async helper that copies the context when it runs")
+        return fx.no_fix(
+            "a synchronous function cannot await; spawn an async helper that copies the context when it runs"
+        )
     parent = module.index.parents.get(id(spawn))
     if not (isinstance(parent, ast.Expr) and parent.value is spawn):
         return fx.no_fix("the task it returns is kept; awaiting in place would leave nothing for it")

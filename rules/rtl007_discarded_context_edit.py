@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from rtlint.core.astnodes import walk
 from rtlint.core.findings import Finding
@@ -117,7 +117,11 @@ async def f(agent, text):
         (a copying context), `update_chat_ctx(<receiver>.<edit>`."""
         copying = tuple(self.settings.get("copying-contexts", ("chat_ctx",)))
         pushes = tuple(self.settings.get("push-methods", ("update_chat_ctx",)))
-        edit = rb"\s*\.\s*(?:add_message|insert|remove|truncate|merge|items\s*\.\s*(?:" + "|".join(ITEM_EDITS).encode() + rb"))\b"
+        edit = (
+            rb"\s*\.\s*(?:add_message|insert|remove|truncate|merge|items\s*\.\s*(?:"
+            + "|".join(ITEM_EDITS).encode()
+            + rb"))\b"
+        )
         arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
         names = b"|".join(re.escape(n.encode()) for n in copying)
         methods = b"|".join(re.escape(m.encode()) for m in pushes)
@@ -170,9 +174,8 @@ async def f(agent, text):
         return self.report(file, edit, message, plan=plan, symbol=function.qualname)
 
 
-
 def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
-    """"copy" for `<context>.copy(...)`, "view" for a read-only `agent.chat_ctx`, else None."""
+    """ "copy" for `<context>.copy(...)`, "view" for a read-only `agent.chat_ctx`, else None."""
     vocabulary = module.vocabulary
     if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr == "copy":
         context = target.func.value

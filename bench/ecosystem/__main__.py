@@ -39,19 +39,47 @@ def _refresh(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ecosystem", description=__doc__)
     parser.add_argument("--base", help="git ref of the version compared against (default: the last tag, else main~1)")
-    parser.add_argument("--head", "--head-ref", dest="head", default="HEAD", help="git ref of the version checked (default HEAD; '.' is the working tree)")
-    parser.add_argument("--packages", type=Path, default=packages.LIST, help="the package list (default bench/ecosystem_packages.txt)")
-    parser.add_argument("--refresh", action="store_true", help="re-derive the package list from --index, write it, and stop")
-    parser.add_argument("--index", type=Path, default=packages.INDEX, help=f"the package index's name list (default {packages.INDEX})")
+    parser.add_argument(
+        "--head",
+        "--head-ref",
+        dest="head",
+        default="HEAD",
+        help="git ref of the version checked (default HEAD; '.' is the working tree)",
+    )
+    parser.add_argument(
+        "--packages", type=Path, default=packages.LIST, help="the package list (default bench/ecosystem_packages.txt)"
+    )
+    parser.add_argument(
+        "--refresh", action="store_true", help="re-derive the package list from --index, write it, and stop"
+    )
+    parser.add_argument(
+        "--index", type=Path, default=packages.INDEX, help=f"the package index's name list (default {packages.INDEX})"
+    )
     parser.add_argument("--only", help="comma-separated package names: lint just these (a quick look)")
-    parser.add_argument("--output", type=Path, default=HERE / "ecosystem.md", help="the markdown summary (default bench/ecosystem.md)")
+    parser.add_argument(
+        "--output", type=Path, default=HERE / "ecosystem.md", help="the markdown summary (default bench/ecosystem.md)"
+    )
     parser.add_argument("--verdicts", type=Path, default=compare.VERDICTS, help="the hand-written verdicts")
-    parser.add_argument("--timeout", type=float, default=runner.LINT_TIMEOUT, help="seconds for one package's lint (default %(default)s)")
-    parser.add_argument("--download-timeout", type=float, default=fetch.DOWNLOAD_TIMEOUT, help="seconds for one package's download")
-    parser.add_argument("--retry-skipped", action="store_true", help="ask pip again for the packages it had no wheel for")
-    parser.add_argument("--every-file", action="store_true",
-                        help="name every .py file, so rtlint parses all of them (its pre-filter skips files without its vocabulary)")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the report from the last run with the current verdicts")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=runner.LINT_TIMEOUT,
+        help="seconds for one package's lint (default %(default)s)",
+    )
+    parser.add_argument(
+        "--download-timeout", type=float, default=fetch.DOWNLOAD_TIMEOUT, help="seconds for one package's download"
+    )
+    parser.add_argument(
+        "--retry-skipped", action="store_true", help="ask pip again for the packages it had no wheel for"
+    )
+    parser.add_argument(
+        "--every-file",
+        action="store_true",
+        help="name every .py file, so rtlint parses all of them (its pre-filter skips files without its vocabulary)",
+    )
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the report from the last run with the current verdicts"
+    )
     args = parser.parse_args(argv)
     if args.refresh:
         return _refresh(args)
@@ -83,13 +111,18 @@ def main(argv: list[str] | None = None) -> int:
             result.base = runner.lint(base, item.tree, config, args.timeout, args.every_file)
             result.head = runner.lint(head, item.tree, config, args.timeout, args.every_file)
             flag = " CRASH" if result.base.crashed or result.head.crashed else ""
-            print(f"  {item.package.pin:<48} {result.files:5} files  base {result.base.wall:5.2f} s {len(result.base.findings):3}"
-                  f"  head {result.head.wall:5.2f} s {len(result.head.findings):3}{flag}", flush=True)
+            print(
+                f"  {item.package.pin:<48} {result.files:5} files  base {result.base.wall:5.2f} s {len(result.base.findings):3}"
+                f"  head {result.head.wall:5.2f} s {len(result.head.findings):3}{flag}",
+                flush=True,
+            )
         results.append(result)
     context = render.Context(
-        base=f"`{base.ref}`: {base.describe}", head=f"`{head.ref}`: {head.describe}",
+        base=f"`{base.ref}`: {base.describe}",
+        head=f"`{head.ref}`: {head.describe}",
         machine=f"{os.cpu_count()} cores ({cpu_model()}), load average before {load_before}, after {load()}",
-        date=date, elapsed=time.time() - started,
+        date=date,
+        elapsed=time.time() - started,
     )
     _last_run(args.output).write_bytes(pickle.dumps((results, context)))
     return _report(results, context, verdicts, args.output)

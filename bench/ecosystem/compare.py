@@ -36,7 +36,9 @@ class Diff:
 
 def diff(base: list[Finding], head: list[Finding]) -> Diff:
     before, after = Counter(base), Counter(head)
-    return Diff(sorted((after - before).elements()), sorted((before - after).elements()), sorted((after & before).elements()))
+    return Diff(
+        sorted((after - before).elements()), sorted((before - after).elements()), sorted((after & before).elements())
+    )
 
 
 @dataclass(frozen=True)

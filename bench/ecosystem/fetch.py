@@ -55,8 +55,19 @@ def _reason(stderr: str) -> str:
 
 
 def _pip_download(package: Package, downloads: Path, timeout: float, python_version: str | None) -> str:
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-            "--disable-pip-version-check", "-d", str(downloads), package.pin]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "-q",
+        "--disable-pip-version-check",
+        "-d",
+        str(downloads),
+        package.pin,
+    ]
     if python_version:
         argv[4:4] = ["--python-version", python_version]
     try:
@@ -90,8 +101,14 @@ def _unpack(wheel: Path, tree: Path) -> None:
     os.replace(partial, tree)
 
 
-def fetch(packages: list[Package], root: Path = ROOT, retry_skipped: bool = False, timeout: float = DOWNLOAD_TIMEOUT,
-          workers: int = 4, log=print) -> list[Fetched]:
+def fetch(
+    packages: list[Package],
+    root: Path = ROOT,
+    retry_skipped: bool = False,
+    timeout: float = DOWNLOAD_TIMEOUT,
+    workers: int = 4,
+    log=print,
+) -> list[Fetched]:
     downloads, trees = root / "downloads", root / "packages"
     downloads.mkdir(parents=True, exist_ok=True)
     trees.mkdir(parents=True, exist_ok=True)

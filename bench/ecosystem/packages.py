@@ -21,12 +21,30 @@ LIST = HERE / "ecosystem_packages.txt"
 INDEX = Path("/work/.library/env/packages/pypi.tsv")
 SDK = frozenset({"livekit", "livekit-api", "livekit-protocol", "livekit-rtc"})
 FRAMEWORKS = (
-    "pipecat-ai", "pipecat-ai-flows", "pipecat-ai-subagents",  # Pipecat and its flow/sub-agent layers
+    "pipecat-ai",
+    "pipecat-ai-flows",
+    "pipecat-ai-subagents",  # Pipecat and its flow/sub-agent layers
     "openai-agents",  # the OpenAI Agents SDK (voice pipeline, realtime sessions)
-    "vocode", "vision-agents", "cartesia-line", "nitpick-voice", "lalk", "livelink", "demystify-voice",
-    "llama-index-voice-agents-openai", "llama-index-voice-agents-gemini-live", "llama-index-voice-agents-elevenlabs",
-    "aiyou-livekit-agent", "aiyou-livekit-agent-openai", "aeon-agents", "vyvoj25-fork", "vyvoj25-framework",  # LiveKit Agents republished
-    "livechain", "stimm", "openrtc", "unmute-core", "agentduet-adapters",  # built on LiveKit Agents / realtime models
+    "vocode",
+    "vision-agents",
+    "cartesia-line",
+    "nitpick-voice",
+    "lalk",
+    "livelink",
+    "demystify-voice",
+    "llama-index-voice-agents-openai",
+    "llama-index-voice-agents-gemini-live",
+    "llama-index-voice-agents-elevenlabs",
+    "aiyou-livekit-agent",
+    "aiyou-livekit-agent-openai",
+    "aeon-agents",
+    "vyvoj25-fork",
+    "vyvoj25-framework",  # LiveKit Agents republished
+    "livechain",
+    "stimm",
+    "openrtc",
+    "unmute-core",
+    "agentduet-adapters",  # built on LiveKit Agents / realtime models
 )
 HEADER = """\
 # The packages of the ecosystem check (python -m bench.ecosystem): names and pinned versions only.

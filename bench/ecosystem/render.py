@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.ecosystem.compare import PackageResult, Totals, VerdictKey, Verdict, diff, totals, verdict_for
+from bench.ecosystem.compare import PackageResult, Totals, Verdict, VerdictKey, diff, totals, verdict_for
 
 
 @dataclass
@@ -44,7 +44,11 @@ def summary(results: list[PackageResult], verdicts: dict[VerdictKey, Verdict]) -
         ("packages whose run crashed", base.crashes, head.crashes),
         ("time, sum over packages (s)", f"{base.time:.1f}", f"{head.time:.1f}"),
         ("time, median per package (s)", f"{base.median:.2f}", f"{head.median:.2f}"),
-        ("time, slowest package (s)", f"{base.slowest[0]:.2f} {base.slowest[1]}", f"{head.slowest[0]:.2f} {head.slowest[1]}"),
+        (
+            "time, slowest package (s)",
+            f"{base.slowest[0]:.2f} {base.slowest[1]}",
+            f"{head.slowest[0]:.2f} {head.slowest[1]}",
+        ),
         ("peak memory, largest process (MiB)", f"{base.peak_mib:.0f}", f"{head.peak_mib:.0f}"),
     ]
     return ["| | base | head |", "| --- | ---: | ---: |", *(f"| {name} | {b} | {h} |" for name, b, h in rows)]
@@ -52,8 +56,14 @@ def summary(results: list[PackageResult], verdicts: dict[VerdictKey, Verdict]) -
 
 def _finding_row(result: PackageResult, finding, status: str, verdicts) -> str:
     verdict = verdict_for(verdicts, result.package, finding)
-    judged = f"**{verdict.kind}**: {verdict.text}" if verdict else ("(engine error)" if finding.engine_error else "**no verdict yet**")
-    return (f"| {finding.code} | `{finding.path}:{finding.line}` | {status} | {_cell(finding.message)} | {_cell(judged)} |")
+    judged = (
+        f"**{verdict.kind}**: {verdict.text}"
+        if verdict
+        else ("(engine error)" if finding.engine_error else "**no verdict yet**")
+    )
+    return (
+        f"| {finding.code} | `{finding.path}:{finding.line}` | {status} | {_cell(finding.message)} | {_cell(judged)} |"
+    )
 
 
 def difference(results: list[PackageResult]) -> list[str]:
@@ -64,7 +74,10 @@ def difference(results: list[PackageResult]) -> list[str]:
         change = diff(result.base.findings, result.head.findings)
         counts = [counts[0] + len(change.new), counts[1] + len(change.gone), counts[2] + len(change.unchanged)]
         for status, found in (("new", change.new), ("gone", change.gone)):
-            lines += [f"| {result.package.pin} | {status} | {f.code} | `{f.path}:{f.line}` | {_cell(f.message)} |" for f in found]
+            lines += [
+                f"| {result.package.pin} | {status} | {f.code} | `{f.path}:{f.line}` | {_cell(f.message)} |"
+                for f in found
+            ]
     head = [f"{counts[0]} new, {counts[1]} gone, {counts[2]} unchanged.", ""]
     if not lines:
         return head
@@ -78,7 +91,12 @@ def findings(results: list[PackageResult], verdicts) -> list[str]:
             continue
         change = diff(result.base.findings if result.base else [], result.head.findings)
         new = set(change.new)
-        out += [f"### {result.package.pin}", "", "| code | where | base → head | message | verdict |", "| --- | --- | --- | --- | --- |"]
+        out += [
+            f"### {result.package.pin}",
+            "",
+            "| code | where | base → head | message | verdict |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         out += [_finding_row(result, f, "new" if f in new else "unchanged", verdicts) for f in result.head.findings]
         out.append("")
     return out or ["None.", ""]
@@ -87,8 +105,10 @@ def findings(results: list[PackageResult], verdicts) -> list[str]:
 def unmatched(results: list[PackageResult], verdicts) -> list[str]:
     """Verdicts on findings head does not report (fixed, or judged on another version): kept, listed."""
     found = {(f.code, r.package.name, f.path, f.line) for r in results if r.head for f in r.head.findings}
-    return [f"- {code} {package} `{path}:{line}` ({verdicts[(code, package, path, line)].kind})"
-            for code, package, path, line in sorted(set(verdicts) - found)] or ["None."]
+    return [
+        f"- {code} {package} `{path}:{line}` ({verdicts[(code, package, path, line)].kind})"
+        for code, package, path, line in sorted(set(verdicts) - found)
+    ] or ["None."]
 
 
 def errors(results: list[PackageResult]) -> list[str]:
@@ -100,19 +120,26 @@ def errors(results: list[PackageResult]) -> list[str]:
                 continue
             if outcome.crash:
                 out.append(f"- {result.package.pin} ({side}): crash: {_cell(outcome.crash)}")
-            out += [f"- {result.package.pin} ({side}): {f.code} `{f.path}:{f.line}` {_cell(f.message)}"
-                    for f in outcome.findings if f.engine_error]
+            out += [
+                f"- {result.package.pin} ({side}): {f.code} `{f.path}:{f.line}` {_cell(f.message)}"
+                for f in outcome.findings
+                if f.engine_error
+            ]
     return out or ["None."]
 
 
 def timings(results: list[PackageResult]) -> list[str]:
-    out = ["| package | files | lines | base s | head s | base MiB | head MiB | head findings |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = [
+        "| package | files | lines | base s | head s | base MiB | head MiB | head findings |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in results:
         if r.base is None or r.head is None:
             continue
-        out.append(f"| {r.package.pin} | {r.files} | {r.lines:,} | {r.base.wall:.2f} | {r.head.wall:.2f} | "
-                   f"{r.base.rss_kib / 1024:.0f} | {r.head.rss_kib / 1024:.0f} | {len(r.head.findings)} |")
+        out.append(
+            f"| {r.package.pin} | {r.files} | {r.lines:,} | {r.base.wall:.2f} | {r.head.wall:.2f} | "
+            f"{r.base.rss_kib / 1024:.0f} | {r.head.rss_kib / 1024:.0f} | {len(r.head.findings)} |"
+        )
     return out
 
 
@@ -122,7 +149,7 @@ def markdown(results: list[PackageResult], verdicts: dict[VerdictKey, Verdict], 
     lines = [
         "# rtlint ecosystem check",
         "",
-        "Written by `python -m bench.ecosystem` (bench/README.md, \"Ecosystem check\", says how to rerun it).",
+        'Written by `python -m bench.ecosystem` (bench/README.md, "Ecosystem check", says how to rerun it).',
         "Each package's wheel is linted by two versions of rtlint, each in its own process per package",
         "(`rtlint check --format json --select RTL --no-cache`); verdicts come from bench/ecosystem_verdicts.txt.",
         "",

@@ -53,21 +53,38 @@ def parse_findings(stdout: str) -> list[Finding]:
     out = []
     for item in data:
         path = str(item["path"]).replace(os.sep, "/").removeprefix("./")
-        out.append(Finding(path, int(item["line"]), str(item["code"]), str(item["message"]), int(item.get("column") or 0)))
+        out.append(
+            Finding(path, int(item["line"]), str(item["code"]), str(item["message"]), int(item.get("column") or 0))
+        )
     return sorted(out)
 
 
-def lint(version: Version, tree: Path, config: Path, timeout: float = LINT_TIMEOUT, every_file: bool = False) -> Outcome:
+def lint(
+    version: Version, tree: Path, config: Path, timeout: float = LINT_TIMEOUT, every_file: bool = False
+) -> Outcome:
     """every_file: name each .py file on the command line, so that rtlint parses all of them
     (a file found by walking a folder is parsed only when it holds a rule's vocabulary)."""
     targets = python_files(tree) if every_file else ["."]
-    argv = [version.python, "-m", "rtlint", "check", "--format", "json", "--select", "RTL", "--no-cache",
-            "--config", str(config), *targets]
+    argv = [
+        version.python,
+        "-m",
+        "rtlint",
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "RTL",
+        "--no-cache",
+        "--config",
+        str(config),
+        *targets,
+    ]
     env = {**os.environ, "PYTHONPATH": str(version.pythonpath), "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+        )
         timer = threading.Timer(timeout, lambda: os.killpg(process.pid, 9))
         timer.start()
         try:

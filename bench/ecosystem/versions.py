@@ -47,8 +47,11 @@ def _extract(commit: str, folder: Path) -> None:
     partial = folder.with_name(folder.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
-    data = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", commit, "rtlint", "rules", "pyproject.toml", "README.md"],
-                          capture_output=True, check=True).stdout
+    data = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", commit, "rtlint", "rules", "pyproject.toml", "README.md"],
+        capture_output=True,
+        check=True,
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         # the "data" filter (no absolute paths, links out, devices) where this Python has it
         archive.extractall(partial, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))

@@ -99,7 +99,9 @@ class A:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return None
         value = node.value  # <session>.chat_ctx.copy(...)
-        if not m.matches(value, m.Call(func=m.Attribute(value=m.Attribute(attr=m.Name("chat_ctx")), attr=m.Name("copy")))):
+        if not m.matches(
+            value, m.Call(func=m.Attribute(value=m.Attribute(attr=m.Name("chat_ctx")), attr=m.Name("copy")))
+        ):
             return None
         session = value.func.value.value
         if not _session_attr(session):
@@ -107,7 +109,10 @@ class A:
         name = node.targets[0].target.value
         push = m.Await(
             expression=m.Call(
-                func=m.Attribute(value=m.Attribute(value=m.Name("self"), attr=m.Name(session.attr.value)), attr=m.Name("update_chat_ctx")),
+                func=m.Attribute(
+                    value=m.Attribute(value=m.Name("self"), attr=m.Name(session.attr.value)),
+                    attr=m.Name("update_chat_ctx"),
+                ),
                 args=[m.Arg(value=m.Name(name))],
             )
         )

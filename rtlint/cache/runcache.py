@@ -36,8 +36,15 @@ MAX_MANIFEST = 64 << 20
 # command line is not one this cache understands, and it is left to the normal path
 _VALUED = {"--select", "--ignore", "--format", "--output-format", "--config", "--cache-dir", "--jobs", "-j", "--color"}
 _FLAGS = {
-    "--unsafe-fixes", "--exit-zero", "--exit-non-zero-on-fix", "--statistics", "--force-exclude",
-    "--show-source", "--no-show-source", "--quiet", "-q",
+    "--unsafe-fixes",
+    "--exit-zero",
+    "--exit-non-zero-on-fix",
+    "--statistics",
+    "--force-exclude",
+    "--show-source",
+    "--no-show-source",
+    "--quiet",
+    "-q",
 }
 _RACY_NS = 2_000_000_000
 
@@ -136,7 +143,9 @@ class Run:
         if "--cache-dir" in values:
             folder = os.path.abspath(values["--cache-dir"])
         else:
-            base = os.path.dirname(os.path.abspath(values["--config"])) if "--config" in values else _config_dir(paths[0])
+            base = (
+                os.path.dirname(os.path.abspath(values["--config"])) if "--config" in values else _config_dir(paths[0])
+            )
             if base is None:
                 return
             folder = os.path.join(base, ".rtlint_cache")

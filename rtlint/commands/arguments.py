@@ -53,20 +53,23 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
         prog="rtlint",
         out=out,
         description="Find and fix realtime chat-context concurrency bugs.",
-        epilog="Other commands: 'rtlint explain CODE' prints a rule's documentation; "
-        "'rtlint rules' lists the rules.",
+        epilog="Other commands: 'rtlint explain CODE' prints a rule's documentation; 'rtlint rules' lists the rules.",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files and folders to lint (default: .); '-' reads standard input"
     )
     fixing = parser.add_argument_group("fixing")
-    fixing.add_argument("--fix", action="store_true", help="apply safe fixes in place ('--fix -': print the fixed source)")
+    fixing.add_argument(
+        "--fix", action="store_true", help="apply safe fixes in place ('--fix -': print the fixed source)"
+    )
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     fixing.add_argument(
         "--add-noqa", action="store_true", help="suppress every finding with a '# noqa: CODE' comment (to adopt rtlint)"
     )
-    fixing.add_argument("--show-fixes", action="store_true", help="list per file and code what --fix fixed (or --diff would)")
+    fixing.add_argument(
+        "--show-fixes", action="store_true", help="list per file and code what --fix fixed (or --diff would)"
+    )
     fixing.add_argument(
         "--exit-non-zero-on-fix", action="store_true", help="exit 1 when --fix changed a file, even if nothing remains"
     )
@@ -77,7 +80,9 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
     )
     selection.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml or rtlint TOML file to use")
     selection.add_argument(
-        "--force-exclude", action="store_true", help="apply the configured excludes to files named on the command line too"
+        "--force-exclude",
+        action="store_true",
+        help="apply the configured excludes to files named on the command line too",
     )
     selection.add_argument(
         "--stdin-filename",
@@ -128,7 +133,9 @@ def explain_parser(out: TextIO) -> argparse.ArgumentParser:
         description="Print the documentation page of a rule (what it does, why it is a bug, an example, "
         "the fix, when the fix is unsafe, its configuration) or of an engine code (RTL100, RTL900-RTL902).",
     )
-    parser.add_argument("code", metavar="CODE", help="a code (RTL001, case-insensitive) or a rule name (stale-mirror-snapshot)")
+    parser.add_argument(
+        "code", metavar="CODE", help="a code (RTL001, case-insensitive) or a rule name (stale-mirror-snapshot)"
+    )
     return parser
 
 

@@ -83,9 +83,9 @@ def check(
 def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
     """Arguments and configurations into a plan; a UsageError for anything wrong with them."""
     from rtlint.engine import config as config_module
-    from rtlint.report import escape
     from rtlint.engine import registry
     from rtlint.engine.runner import RunOptions
+    from rtlint.report import escape
 
     args = check_parser(stdout).parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
@@ -142,12 +142,11 @@ def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
 
 def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     """Discover the files of each configuration and lint (and fix) them."""
+    from rtlint.engine import config as config_module
+    from rtlint.engine import registry
     from rtlint.engine.discovery import discover
     from rtlint.engine.runner import Runner
-
-    from rtlint.engine import config as config_module
     from rtlint.report import escape
-    from rtlint.engine import registry
 
     ran = Ran([])
     if plan.stdin is not None:
@@ -200,13 +199,15 @@ def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
     for given in paths:
         path = Path(given)
         if path.is_dir() and path.resolve() not in roots:
-            ran.notes.append(f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)")
+            ran.notes.append(
+                f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)"
+            )
 
 
 def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
     """Write what the fixes produced: files in place, a diff, or standard input's source."""
-    from rtlint.report import escape
     from rtlint.engine.writing import FileChanged, write_atomically
+    from rtlint.report import escape
 
     options = plan.options
     written = Written([], ran.exit_code)

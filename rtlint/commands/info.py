@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 
 def explain(args: list[str], stdout: TextIO) -> int:
-    from rtlint.report import docs
     from rtlint.engine import registry
+    from rtlint.report import docs
 
     try:
         code = explain_parser(stdout).parse_args(args).code

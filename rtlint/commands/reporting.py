@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from rtlint.report import escape
 from rtlint.commands.usage import ENGINE_ERROR_CODES, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from rtlint.report import escape
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -142,8 +142,8 @@ def show_fixes(fixed_codes: dict[str, list[str]]) -> str:
 def _sources(findings: list) -> dict[str, str]:
     from pathlib import Path
 
-    from rtlint.engine.runner import read_source
     from rtlint.core.source import Source, UnreadableSource
+    from rtlint.engine.runner import read_source
 
     sources = {}
     for path in {f.path for f in findings}:

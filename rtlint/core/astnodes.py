@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from typing import Iterator
+from collections.abc import Iterator
 
 # fields that never hold a node (identifiers, numbers, flags, comments) and `ctx`
-_NEVER_NODES = frozenset({"ctx", "id", "attr", "arg", "kind", "type_comment", "level", "module", "is_async", "conversion", "simple"})
+_NEVER_NODES = frozenset(
+    {"ctx", "id", "attr", "arg", "kind", "type_comment", "level", "module", "is_async", "conversion", "simple"}
+)
 _CONSTANTS = (ast.Constant, getattr(ast, "MatchSingleton", ast.Constant))  # `value` is a Python value
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rtlint.core.settings import Settings
 from rtlint.core.source import split_lines
@@ -20,8 +21,10 @@ StatementPath = tuple[tuple[Any, ...], ...]
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
 # the nodes that hold statements (the Module, compound statements)
 _WITH_BLOCKS = frozenset(
-    k for k in vars(ast).values()
-    if isinstance(k, type) and issubclass(k, (ast.stmt, ast.mod))
+    k
+    for k in vars(ast).values()
+    if isinstance(k, type)
+    and issubclass(k, (ast.stmt, ast.mod))
     and {"body", "orelse", "finalbody", "handlers", "cases"} & set(k._fields)
 )
 
@@ -69,7 +72,11 @@ def _path_by_position(tree: ast.Module, target: ast.stmt) -> StatementPath | Non
             for index, child in enumerate(block):
                 if child is target:
                     return path + ((*step, index),)
-                if (child.lineno, child.col_offset) <= where <= (child.end_lineno or child.lineno, child.end_col_offset or 0):
+                if (
+                    (child.lineno, child.col_offset)
+                    <= where
+                    <= (child.end_lineno or child.lineno, child.end_col_offset or 0)
+                ):
                     inner = child, (*step, index)
                     break
             if inner is not None:
@@ -82,9 +89,7 @@ def _path_by_position(tree: ast.Module, target: ast.stmt) -> StatementPath | Non
 class FileContext:
     """One parsed file, shared by every rule; analyses are computed once and memoised."""
 
-    def __init__(
-        self, display_path: str, text: str, tree: ast.Module, settings: Settings
-    ) -> None:
+    def __init__(self, display_path: str, text: str, tree: ast.Module, settings: Settings) -> None:
         self.display_path: str = display_path
         self.text: str = text
         self.tree: ast.Module = tree
@@ -137,7 +142,11 @@ class FileContext:
             return first[node.col_offset : node.end_col_offset].decode("utf-8", "replace")
         last = lines[end].encode("utf-8")
         middle = "".join(lines[start + 1 : end])
-        return first[node.col_offset :].decode("utf-8", "replace") + middle + last[: node.end_col_offset].decode("utf-8", "replace")
+        return (
+            first[node.col_offset :].decode("utf-8", "replace")
+            + middle
+            + last[: node.end_col_offset].decode("utf-8", "replace")
+        )
 
 
 class FixContext:

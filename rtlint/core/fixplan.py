@@ -8,7 +8,8 @@ fixer's editor. A finding's `fixable` flag and its message's safety note come fr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rtlint.core.findings import Applicability
 
@@ -43,7 +44,7 @@ class Editor(Protocol):
 
 class FixPlan(Protocol):
     @property
-    def applicability(self) -> Optional[Applicability]: ...
+    def applicability(self) -> Applicability | None: ...
 
     @property
     def reason(self) -> str: ...

@@ -39,6 +39,7 @@ class TooDeeplyNested(ValueError):
 def parse_cst(text: str) -> libcst.Module:
     """A LibCST module, refusing text on which LibCST's parser would crash the process."""
     import libcst
+
     if len(text) > MAX_NESTING and nesting_estimate(text) > MAX_NESTING:
         raise TooDeeplyNested("the file is too deeply nested for LibCST to parse safely")
     return libcst.parse_module(text)
@@ -85,7 +86,7 @@ def _ast_parse(text: str, filename: str) -> ast.Module:
 
 def _downlevel(text: str) -> str | None:
     """`text` with post-3.10 syntax rewritten, or None when LibCST rejects it or nothing changed."""
-    
+
     try:
         module = parse_cst(text)
     except Exception:  # ParserSyntaxError, TooDeeplyNested
@@ -104,9 +105,7 @@ def _make_downlevel():
         """Rewrites newer syntax to an older form with the same statements on the same lines."""
 
         def leave_TypeAlias(self, original, updated):  # type X[T] = ...  ->  X = ...
-            return cst.Assign(
-                targets=[cst.AssignTarget(updated.name)], value=updated.value
-            )
+            return cst.Assign(targets=[cst.AssignTarget(updated.name)], value=updated.value)
 
         def leave_FunctionDef(self, original, updated):  # def f[T](...)
             return updated.with_changes(type_parameters=None)
@@ -117,9 +116,7 @@ def _make_downlevel():
         def leave_ExceptHandler(self, original, updated):  # except A, B:  (3.14)
             kind = updated.type
             if isinstance(kind, cst.Tuple) and not kind.lpar:
-                return updated.with_changes(
-                    type=kind.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-                )
+                return updated.with_changes(type=kind.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
             return updated
 
         def leave_ExceptStarHandler(self, original, updated):  # except* (3.11) on 3.10

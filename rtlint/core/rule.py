@@ -9,8 +9,9 @@ file's LibCST tree.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rtlint.core.findings import Applicability, Finding
 from rtlint.core.fixplan import FixPlan, safety_note

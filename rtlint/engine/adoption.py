@@ -8,14 +8,14 @@ syntax tree) and the findings other than the edited ones must stay where they we
 from __future__ import annotations
 
 import ast
-from typing import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
-from rtlint.engine import registry
 from rtlint.core.findings import Finding
+from rtlint.core.rule import Rule, Settings
+from rtlint.engine import registry
 from rtlint.engine.fixer import FixOutcome, fix_text
 from rtlint.suppress.comments import NoqaError
 from rtlint.suppress.noqa import add_noqa
-from rtlint.core.rule import Rule, Settings
 from rtlint.suppress.unused import UNUSED, remove_unused
 
 Relint = Callable[[str], list[Finding]]
@@ -85,5 +85,7 @@ def fix_with_suppressions(
     after = relint(cleaned)
     kept = sorted(_where(f) for f in current if f.code != UNUSED)
     if not _same_program(outcome.text, cleaned) or sorted(_where(f) for f in after if f.code != UNUSED) != kept:
-        return FixOutcome(text, findings, failure=f"{UNUSED} fix not applied: removing the suppressions changed the findings")
+        return FixOutcome(
+            text, findings, failure=f"{UNUSED} fix not applied: removing the suppressions changed the findings"
+        )
     return FixOutcome(cleaned, after, [*outcome.applied, *unused])

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import fnmatch
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from rtlint.engine import registry
 from rtlint.core.rule import Rule, Settings
+from rtlint.engine import registry
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,9 +30,26 @@ ENGINE_KEYS = {
 }
 
 DEFAULT_EXCLUDE = (
-    ".git", ".hg", ".svn", ".bzr", "__pycache__", ".tox", ".nox", ".venv", "venv",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".rtlint_cache", ".eggs", "*.egg-info",
-    "build", "dist", "node_modules", "site-packages", "__pypackages__",
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".rtlint_cache",
+    ".eggs",
+    "*.egg-info",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "__pypackages__",
 )
 
 
@@ -59,9 +77,7 @@ class Config:
         values.update(self.options)
         return Settings(values)
 
-    def enabled_rules(
-        self, select: Sequence[str] | None = None, ignore: Sequence[str] = ()
-    ) -> list[type[Rule]]:
+    def enabled_rules(self, select: Sequence[str] | None = None, ignore: Sequence[str] = ()) -> list[type[Rule]]:
         chosen = select if select is not None else self.select
         ignored = (*self.ignore, *ignore)
         check_codes(chosen or (), "select")

@@ -5,16 +5,16 @@ is written. Writing is atomic, and never happens to a file that changed meanwhil
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from rtlint.core.context import FixContext
-from rtlint.fix.edits import apply_edits, diff_edits
 from rtlint.core.findings import Finding, Fix
-from rtlint.engine.linter import lint_text
 from rtlint.core.parsing import ParseError, parse
 from rtlint.core.rule import Rule, Settings
 from rtlint.core.source import split_lines
+from rtlint.engine.linter import lint_text
+from rtlint.fix.edits import apply_edits, diff_edits
 
 MAX_PASSES = 10
 _TOO_DEEP = "the file is too deeply nested to rewrite"
@@ -105,7 +105,9 @@ def build_fix(
     editor = Editor(skeleton.module, skeleton=skeleton)
     if not _recorded(rule, finding, text, settings, editor) or editor.empty:
         return None
-    _, rendered, fitted = _render(editor, text, tree, _region_fit(line_length, getattr(skeleton.module, "default_indent", "    ")))
+    _, rendered, fitted = _render(
+        editor, text, tree, _region_fit(line_length, getattr(skeleton.module, "default_indent", "    "))
+    )
     if rendered is None:
         return None
     if line_length is not None and not fitted:  # rendered whole, not spliced: fit it whole
@@ -321,7 +323,11 @@ def fix_text(
                 built = _build_pass(wanted, current, skeleton, tree, settings, by_code, one_at_a_time)
         except NeedsDefinitions as exc:  # parse the functions the fixes need, and retry
             passes_left += 1
-            if skeleton.keep is not None and not exc.names <= skeleton.keep and _graft(skeleton, current, tree, exc.names):
+            if (
+                skeleton.keep is not None
+                and not exc.names <= skeleton.keep
+                and _graft(skeleton, current, tree, exc.names)
+            ):
                 continue
             if skeleton.keep is None or exc.names <= skeleton.keep:
                 full = True

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ast
 import traceback
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
-from rtlint.engine import registry
 from rtlint.core.context import FileContext
 from rtlint.core.findings import Finding
 from rtlint.core.parsing import ParseError, parse
 from rtlint.core.rule import Rule, Settings
+from rtlint.engine import registry
 from rtlint.suppress.suppression import filter_findings
 
 
@@ -57,7 +57,11 @@ class RuleSet:
                 found = seen[token] = _occurs(token, raw)
             return found
 
-        return [rule for rule in self.rules if all(any(occurs(token) for token in group) for group in self._tokens[rule.code])]
+        return [
+            rule
+            for rule in self.rules
+            if all(any(occurs(token) for token in group) for group in self._tokens[rule.code])
+        ]
 
 
 def _cheapest_first(tokens: dict[str, list[tuple]]) -> dict[str, list[tuple]]:
@@ -131,7 +135,9 @@ def lint_text(
         try:
             findings.extend(rule.check(file))
         except RecursionError:
-            findings.append(engine_finding("RTL902", display_path, f"{rule.code} skipped: the file is too deeply nested to analyse"))
+            findings.append(
+                engine_finding("RTL902", display_path, f"{rule.code} skipped: the file is too deeply nested to analyse")
+            )
         except Exception as exc:  # a rule bug must not end the run
             where = traceback.extract_tb(exc.__traceback__)[-1]
             findings.append(
@@ -146,5 +152,8 @@ def lint_text(
     if unused_for is not None:
         from rtlint.suppress.unused import unused_suppressions
 
-        ordered = sorted([*ordered, *unused_suppressions(text, display_path, ordered, unused_for, registry.known_codes())], key=lambda f: f.sort_key)
+        ordered = sorted(
+            [*ordered, *unused_suppressions(text, display_path, ordered, unused_for, registry.known_codes())],
+            key=lambda f: f.sort_key,
+        )
     return filter_findings(ordered, text, honour_noqa, tree)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import multiprocessing
 import signal
 from collections import deque
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import wait
-from typing import Any, Callable, Sequence
+from typing import Any
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
 

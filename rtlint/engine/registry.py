@@ -6,14 +6,13 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
+from functools import cache
 
 from rtlint.core.findings import ENGINE_CODES
 from rtlint.core.rule import Option, Rule, iter_rule_classes
 
 __all__ = ["ENGINE_CODES", "all_rules", "all_options", "known_codes", "rule_by_code"]
-
 
 
 class RegistryError(Exception):
@@ -44,7 +43,7 @@ def _rules_package():
         return package
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(extra: tuple[str, ...]) -> tuple[type[Rule], ...]:
     package = _rules_package()
 

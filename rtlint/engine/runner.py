@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from rtlint.cache.cache import Cache
+from rtlint.core.findings import Edit, Finding, Fix
+from rtlint.core.rule import Rule
+from rtlint.core.source import Source, UnreadableSource
 from rtlint.engine.config import Config
 from rtlint.engine.discovery import Target
-from rtlint.core.findings import Edit, Finding, Fix
 from rtlint.engine.linter import RuleSet, engine_finding, lint_text
-from rtlint.core.rule import Rule
 from rtlint.fix.edits import unified_diff
-from rtlint.core.source import Source, UnreadableSource
 
 # below this many files to parse, starting worker processes costs more than it saves
 PARALLEL_THRESHOLD = 8
@@ -24,7 +24,13 @@ PARALLEL_THRESHOLD_FIXING = 2
 MAX_SOURCE = 64 << 20  # larger is not a source file (and reading it could exhaust memory)
 # findings that say a limit was hit, not what the file is: never cached (issue 15)
 _RESOURCE_MARKERS = ("too deeply nested", "out of memory", "MemoryError", "RecursionError")
-_KINDS = {0o010000: "a FIFO", 0o020000: "a character device", 0o060000: "a block device", 0o140000: "a socket", 0o040000: "a folder"}
+_KINDS = {
+    0o010000: "a FIFO",
+    0o020000: "a character device",
+    0o060000: "a block device",
+    0o140000: "a socket",
+    0o040000: "a folder",
+}
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,9 @@ class Runner:
             except OSError as exc:
                 return self._unreadable(target, exc.strerror or str(exc))
         digest = _digest_if_recent(raw, stamp) if stamp is not None else None
-        explicit = bool(self.explicit) and target.path.absolute() in self.explicit  # (absolute() costs a walk ~40 µs a file)
+        explicit = (
+            bool(self.explicit) and target.path.absolute() in self.explicit
+        )  # (absolute() costs a walk ~40 µs a file)
         suppressions = self.config.report_unused and b"RTL" in raw  # RTL100 reads every file that names a code
         if not explicit and not suppressions and not self._rules_for(target, raw):
             # not linted; still reported if it cannot be read as Python source at all. Plain
@@ -169,17 +177,31 @@ class Runner:
         )
         unfixed = findings
         reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
-        width = line_length(self.config.line_length, job.target.path) if self.options.fixing or self.options.fix_edits else None
+        width = (
+            line_length(self.config.line_length, job.target.path)
+            if self.options.fixing or self.options.fix_edits
+            else None
+        )
         outcome = None
         if self.options.add_noqa:
             outcome = with_noqa(text, findings, relint)
         elif self.options.fixing and any(f.fixable for f in findings):
             outcome = fix_with_suppressions(
-                text, job.display, rules, self.settings, findings,
-                unsafe=self.options.unsafe_fixes, unused_for=unused_for, relint=relint, tree=tree, line_length=width,
+                text,
+                job.display,
+                rules,
+                self.settings,
+                findings,
+                unsafe=self.options.unsafe_fixes,
+                unused_for=unused_for,
+                relint=relint,
+                tree=tree,
+                line_length=width,
             )
         if outcome is not None:
-            report.fixable_before = sum(1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable))
+            report.fixable_before = sum(
+                1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable)
+            )
             findings = outcome.findings
             if not outcome.failure and outcome.text == text:
                 trees = {"module": outcome.module, "tree": tree}
@@ -193,7 +215,9 @@ class Runner:
                     report.fixed_codes = [f.code for f in outcome.applied]
                     report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
-                    report.errors.append(f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}")
+                    report.errors.append(
+                        f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}"
+                    )
                     findings = unfixed  # nothing will be written: what is on disk is reported
         if self.options.fix_edits:
             attach_fixes(findings, reported, rules, self.settings, line_length=width, **trees)
@@ -229,7 +253,9 @@ class Runner:
                 cached = self.cache.get(key, prepared.display)
                 if cached is not None:
                     findings = [_finding_from_json(d) for d in cached]
-                    reports.append(FileReport(target, prepared.display, findings, stamp=prepared.stamp, digest=prepared.digest))
+                    reports.append(
+                        FileReport(target, prepared.display, findings, stamp=prepared.stamp, digest=prepared.digest)
+                    )
                     continue
             jobs.append((len(reports), prepared, key))
             reports.append(None)
@@ -324,7 +350,9 @@ def _ast_tree(text: str, display: str):
 def _finding_from_json(data: dict) -> Finding:
     fix = None
     if data.get("fix"):
-        edits = tuple(Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in data["fix"]["edits"])
+        edits = tuple(
+            Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in data["fix"]["edits"]
+        )
         fix = Fix(data["fix"]["applicability"], edits)
     return Finding(
         code=data["code"],

@@ -12,8 +12,8 @@ import re
 import signal
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 
 class FileChanged(Exception):

@@ -8,15 +8,17 @@ so every statement the fix does not touch keeps its exact text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Union
 
 import libcst as cst
+
+from rtlint.core.fixplan import CannotFix
 
 # the editor's parser, as cstedit.parse and cstedit.TooDeeplyNested for the fixer
 from rtlint.core.parsing import TooDeeplyNested  # noqa: F401
 from rtlint.core.parsing import parse_cst as parse  # noqa: F401
-from rtlint.core.fixplan import CannotFix
 from rtlint.fix.editlog import EditLog, blank_lines_between
 
 Block = Union[cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite]
@@ -198,7 +200,9 @@ class Editor(EditLog):
         moved = []
         for one in located:
             node = one.line
-            moved.append(node.with_changes(leading_lines=[line for line in node.leading_lines if line.comment is not None]))
+            moved.append(
+                node.with_changes(leading_lines=[line for line in node.leading_lines if line.comment is not None])
+            )
             self.remove(one)
         self._block_op(target, target.index, target.index, lambda _: list(moved))
 
@@ -224,20 +228,14 @@ class Editor(EditLog):
                 if flatten(stmt):
                     inner = list(stmt.body.body)
                     if inner:
-                        inner[0] = inner[0].with_changes(
-                            leading_lines=[*stmt.leading_lines, *inner[0].leading_lines]
-                        )
+                        inner[0] = inner[0].with_changes(leading_lines=[*stmt.leading_lines, *inner[0].leading_lines])
                     body.extend(inner)
                 else:
                     body.append(stmt)
             # comments above the first statement stay above the new block
             leading = body[0].leading_lines
             body[0] = body[0].with_changes(leading_lines=())
-            return [
-                template.with_changes(
-                    body=template.body.with_changes(body=body), leading_lines=leading
-                )
-            ]
+            return [template.with_changes(body=template.body.with_changes(body=body), leading_lines=leading)]
 
         self._block_op(first, first.index, last.index + 1, op)
 
@@ -315,7 +313,12 @@ EMPTIED = cst.SimpleStatementLine(body=[cst.Pass()])
 
 
 def _emptied(clause: Any) -> bool:
-    return clause is not None and hasattr(clause, "body") and list(getattr(clause.body, "body", ())) == [EMPTIED] and clause.body.body[0] is EMPTIED
+    return (
+        clause is not None
+        and hasattr(clause, "body")
+        and list(getattr(clause.body, "body", ())) == [EMPTIED]
+        and clause.body.body[0] is EMPTIED
+    )
 
 
 def _drop_emptied_clauses(node: Any) -> Any:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rtlint.core.fixplan import CannotFix
 
@@ -78,8 +79,10 @@ class EditLog:
             same_place = start == stop == other_start == other_stop
             # one fix may insert at either edge of its own range; another fix may not
             edge = owner != self._fix and (
-                start == stop and other_start <= start <= other_stop
-                or other_start == other_stop and start <= other_start <= stop
+                start == stop
+                and other_start <= start <= other_stop
+                or other_start == other_stop
+                and start <= other_start <= stop
             )
             if touching or same_place or edge:
                 raise CannotFix("two edits overlap")

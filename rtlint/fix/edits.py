@@ -4,7 +4,7 @@ applied to the original so untouched bytes stay as they were."""
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from rtlint.core.findings import Edit
 from rtlint.core.source import split_lines

@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 import re
 import secrets
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rtlint.core.source import split_lines
 

@@ -6,20 +6,24 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
+from rtlint.core.source import split_lines
 from rtlint.fix.cstedit import Applied, Editor, _flat_entries
 from rtlint.fix.edits import apply_edits, diff_edits
-from rtlint.core.source import split_lines
+
 
 class CannotSplice(Exception):
     """LibCST's code for the changed statements does not line up with the original text."""
 
 
-def spliced(editor: Editor, text: str, tree: ast.Module, fit: Callable[[str, str], str] | None = None) -> tuple[cst.Module, str]:
+def spliced(
+    editor: Editor, text: str, tree: ast.Module, fit: Callable[[str, str], str] | None = None
+) -> tuple[cst.Module, str]:
     """The edited tree and `text` with the edits spliced in. `fit(new, old)` may rewrite the
     new code of a changed region (line length) given the original code of that region."""
     applied = editor.applied()
@@ -161,7 +165,12 @@ class _Walker:
                     return [self._whole(old, new, statement, indents)]
                 inner = self._entry_blocks(old_block, new_block, body, indents)
             elif id(old_block) in self.spine:
-                inner = self._block(old_block, new_block, body, [*indents, *(self.module.default_indent if i is None else i for i in deeper)])
+                inner = self._block(
+                    old_block,
+                    new_block,
+                    body,
+                    [*indents, *(self.module.default_indent if i is None else i for i in deeper)],
+                )
             else:
                 continue
             if inner is None:
@@ -179,7 +188,12 @@ class _Walker:
                     return None
                 inner = self._entry_blocks(old_block, new_block, body, indents)
             else:
-                inner = self._block(old_block, new_block, body, [*indents, *(self.module.default_indent if i is None else i for i in deeper)])
+                inner = self._block(
+                    old_block,
+                    new_block,
+                    body,
+                    [*indents, *(self.module.default_indent if i is None else i for i in deeper)],
+                )
             if inner is None:
                 return None
             found.extend(inner)

@@ -20,17 +20,28 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rtlint.core.fixplan import CannotFix
+from rtlint.core.source import split_lines
 from rtlint.fix.editlog import EditLog, NeedsTree, blank_lines_between
 from rtlint.fix.textlayout import Regions, default_indent, line_kinds, reindent
-from rtlint.core.source import split_lines
 
 _COMPOUND = (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-    ast.With, ast.AsyncWith, ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()), ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+    ast.Match,
 )
 _ENDING = re.compile(r"\r\n|\r|\n")
 
@@ -119,7 +130,13 @@ class TextEditor(EditLog):
                 statements = getattr(node, field)
             depth += 1
             stmt = statements[index]
-            if field == "orelse" and isinstance(node, ast.If) and len(statements) == 1 and isinstance(stmt, ast.If) and self._is_elif(stmt):
+            if (
+                field == "orelse"
+                and isinstance(node, ast.If)
+                and len(statements) == 1
+                and isinstance(stmt, ast.If)
+                and self._is_elif(stmt)
+            ):
                 located = TextLocated(None, 0, stmt, depth)
             else:
                 block = self._blocks.setdefault(id(statements), _Block(statements, owner, depth))
@@ -165,13 +182,19 @@ class TextEditor(EditLog):
         start, first = self._boundary(block, located.index), self._first_line(located.stmt)
         lead = "".join(self.lines[start:first])
         stmt = located.stmt
-        target_code = "".join(self.lines[first : self._end(stmt)]) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else ""
-        blank = blank_lines_between(code, target_code, isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        target_code = (
+            "".join(self.lines[first : self._end(stmt)]) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else ""
+        )
+        blank = blank_lines_between(
+            code, target_code, isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        )
         if blank and (located.index, located.index, lead + code) in self._inserts.get(id(block.statements), ()):
             # the same line is inserted there already (after the statement before): LibCST
             # still gives this statement the blank lines, which here go with the insertion
             raise NeedsTree("an import inserted twice at one place")
-        self._block_op(located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code)
+        self._block_op(
+            located, located.index, located.index, ("insert", [TextStatement(code)], lead, blank), same_as=lead + code
+        )
         self._record_edit(id(stmt), ("lead", None), ())  # (what LibCST records: keeps other fixes off it)
 
     def remove(self, located: TextLocated) -> None:
@@ -192,7 +215,9 @@ class TextEditor(EditLog):
             self.remove(one)
         self._block_op(target, target.index, target.index, ("moved", moved))
 
-    def wrap(self, first: TextLocated, last: TextLocated, header: str, flatten: Callable[[Any], bool] = lambda node: False) -> None:
+    def wrap(
+        self, first: TextLocated, last: TextLocated, header: str, flatten: Callable[[Any], bool] = lambda node: False
+    ) -> None:
         """Put the statements from `first` through `last` (one block) under `header:`. An
         `async with` among them might have to be lifted (`flatten` judges LibCST nodes): that
         is left to the LibCST editor."""
@@ -206,7 +231,9 @@ class TextEditor(EditLog):
 
     def replace_segments(self, located: TextLocated, segments: Sequence[tuple[ast.AST, str]]) -> None:
         """Replace the code of each expression node inside the located statement by new code."""
-        self.replace_spans(located, [(*self.position(node, "start"), *self.position(node, "end"), new) for node, new in segments])
+        self.replace_spans(
+            located, [(*self.position(node, "start"), *self.position(node, "end"), new) for node, new in segments]
+        )
 
     def replace_spans(self, located: TextLocated, spans: Sequence[tuple[int, int, int, int, str]]) -> None:
         """Replace text inside the located statement: (row, column, end row, end column, new
@@ -232,7 +259,9 @@ class TextEditor(EditLog):
     def _first_line(self, stmt: ast.stmt) -> int:
         """0-based first line of a statement (its decorators), which must start its line."""
         decorators = getattr(stmt, "decorator_list", None)
-        line, column = (decorators[0].lineno, decorators[0].col_offset - 1) if decorators else (stmt.lineno, stmt.col_offset)
+        line, column = (
+            (decorators[0].lineno, decorators[0].col_offset - 1) if decorators else (stmt.lineno, stmt.col_offset)
+        )
         text = self.lines[line - 1]
         if column < 0 or text[:column].strip() or len(text) - len(text.lstrip(" ")) != column:
             raise NeedsTree("a statement that does not start its line")
@@ -325,7 +354,9 @@ class TextEditor(EditLog):
 
     def _moved_untouched(self) -> None:
         """A moved statement is taken as it was: no other edit may be inside it."""
-        moved = [one[3:] for ops in self._block_ops.values() for _, _, _, op in ops if op[0] == "moved" for one in op[1]]
+        moved = [
+            one[3:] for ops in self._block_ops.values() for _, _, _, op in ops if op[0] == "moved" for one in op[1]
+        ]
         if not moved:
             return
         for key, ops in self._block_ops.items():
@@ -353,7 +384,9 @@ class TextEditor(EditLog):
             starts = [0]
             for line in lines:
                 starts.append(starts[-1] + len(line))
-            offsets = sorted(((starts[r - first] + c, starts[er - first] + ec, new) for r, c, er, ec, new in spans), reverse=True)
+            offsets = sorted(
+                ((starts[r - first] + c, starts[er - first] + ec, new) for r, c, er, ec, new in spans), reverse=True
+            )
             following = len(text)
             for a, b, new in offsets:  # from the end, so that earlier offsets stay valid
                 if b > following:
@@ -370,10 +403,15 @@ class TextEditor(EditLog):
             regions.put(start, end, regions.current(first, end))
 
     def _apply_block(self, regions: Regions, block: _Block) -> None:
-        ops = sorted(((start, stop, op) for _, start, stop, op in self._block_ops[id(block.statements)]), key=lambda o: (o[0], o[1]))
+        ops = sorted(
+            ((start, stop, op) for _, start, stop, op in self._block_ops[id(block.statements)]),
+            key=lambda o: (o[0], o[1]),
+        )
         statements = block.statements
         indent = self._indent_of(statements[0])
-        left = len(statements) - sum(stop - start for start, stop, _ in ops) + sum(op[0] != "remove" for _, _, op in ops)
+        left = (
+            len(statements) - sum(stop - start for start, stop, _ in ops) + sum(op[0] != "remove" for _, _, op in ops)
+        )
         if left <= 0:
             raise NeedsTree("a block emptied (LibCST puts `pass` there)")
         # a region per edit, as LibCST's splice has one per changed range of the block: the

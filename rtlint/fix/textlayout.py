@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import io
 import tokenize
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from rtlint.fix.editlog import NeedsTree
 from rtlint.core.source import split_lines
+from rtlint.fix.editlog import NeedsTree
 
 
 class Regions:
@@ -171,7 +172,11 @@ def line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
             if at_start and depth == 0:
                 logical_indent = indent_of(row)
                 for comment in pending_comments:  # at the code after them, or the block before
-                    kinds[comment] = ("comment", {logical_indent} | ({last_code_indent} if len(last_code_indent) > len(logical_indent) else set()))
+                    kinds[comment] = (
+                        "comment",
+                        {logical_indent}
+                        | ({last_code_indent} if len(last_code_indent) > len(logical_indent) else set()),
+                    )
                 pending_comments = []
                 kinds[row] = ("code", logical_indent)
             elif depth > 0:

@@ -21,7 +21,36 @@ COMPREHENSION, COMMA, TERNARY, LOGIC, STRING, COMPARATOR, DOT = 20, 18, 16, 14, 
 MATH = {"|": 9, "^": 8, "&": 7, "<<": 6, ">>": 6, "+": 5, "-": 5, "*": 4, "/": 4, "//": 4, "%": 4, "@": 4, "**": 1}
 COMPARATORS = {"<", ">", "==", "!=", "<=", ">=", "in", "is"}
 # after these a `-`, `+`, `*` or `**` is unary (or unpacking), not an operator
-_OPERAND_START = {"(", "[", "{", ",", "=", ":", "return", "in", "and", "or", "not", "if", "else", "for", "is", "lambda", "yield", "await", "assert", "del", *MATH, *COMPARATORS, "+=", "-=", "*=", "/=", "->", "**="}
+_OPERAND_START = {
+    "(",
+    "[",
+    "{",
+    ",",
+    "=",
+    ":",
+    "return",
+    "in",
+    "and",
+    "or",
+    "not",
+    "if",
+    "else",
+    "for",
+    "is",
+    "lambda",
+    "yield",
+    "await",
+    "assert",
+    "del",
+    *MATH,
+    *COMPARATORS,
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "->",
+    "**=",
+}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "//=", "%=", "@=", "&=", "|=", "^=", ">>=", "<<=", "**=", ":="}
 
 
@@ -182,9 +211,16 @@ def _link(leaves: list[Leaf]) -> None:
             opening = stack.pop()
             leaves[opening].match, leaf.match = index, opening
             if index - opening > 1 and leaves[index - 1].value == "," and not leaf.invisible:
-                single = sum(1 for l in leaves[opening + 1 : index] if l.value == "," and _depth_between(leaves, opening, l) == 0)
+                single = sum(
+                    1 for l in leaves[opening + 1 : index] if l.value == "," and _depth_between(leaves, opening, l) == 0
+                )
                 one_tuple = leaves[opening].value == "(" and single == 1
-                subscript = leaves[opening].value == "[" and opening > 0 and _is_operand_end(leaves[opening - 1]) and single == 1
+                subscript = (
+                    leaves[opening].value == "["
+                    and opening > 0
+                    and _is_operand_end(leaves[opening - 1])
+                    and single == 1
+                )
                 leaves[opening].magic = not (one_tuple or subscript)
 
 
@@ -199,7 +235,11 @@ def _depth_between(leaves: list[Leaf], opening: int, target: Leaf) -> int:
 
 
 def _is_operand_end(leaf: Leaf) -> bool:
-    return leaf.kind in (tokenize.NAME, tokenize.STRING, tokenize.NUMBER) and leaf.value not in _OPERAND_START or leaf.value in CLOSING
+    return (
+        leaf.kind in (tokenize.NAME, tokenize.STRING, tokenize.NUMBER)
+        and leaf.value not in _OPERAND_START
+        or leaf.value in CLOSING
+    )
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -394,9 +434,13 @@ def _delimiters(leaves: list[Leaf]) -> dict[int, int]:
         if depth == 0 and previous is not None and index > 0:
             priority = 0
             keyword = leaf.kind == tokenize.NAME
-            if value == "," :
+            if value == ",":
                 found[index] = COMMA
-            elif keyword and value in ("for",) or (keyword and value == "async" and index + 1 < len(leaves) and leaves[index + 1].value == "for"):
+            elif (
+                keyword
+                and value in ("for",)
+                or (keyword and value == "async" and index + 1 < len(leaves) and leaves[index + 1].value == "for")
+            ):
                 if not (value == "for" and previous.value == "async"):
                     priority = COMPREHENSION
                     in_comprehension = True
@@ -500,7 +544,9 @@ def _parse_region(code: str):
     return tree
 
 
-def fit_changed(original: str, fixed: str, limit: int, unit: str, tree=None, parse=None) -> tuple[str, list[tuple[int, int]]]:
+def fit_changed(
+    original: str, fixed: str, limit: int, unit: str, tree=None, parse=None
+) -> tuple[str, list[tuple[int, int]]]:
     """`fixed` with every statement the fix added or moved (all of its lines differ from
     `original`) and that has a line longer than `limit` broken as black would break it;
     lines the fix did not touch are kept. Returns the text and, for each broken statement,
@@ -509,8 +555,8 @@ def fit_changed(original: str, fixed: str, limit: int, unit: str, tree=None, par
     is too long)."""
     import ast
 
-    from rtlint.fix.edits import diff_edits
     from rtlint.core.source import split_lines
+    from rtlint.fix.edits import diff_edits
 
     lines = split_lines(fixed)
     changed: set[int] = set()
@@ -572,9 +618,11 @@ def _logical_lines(tree, lines: list[str]) -> list[tuple[int, int, bool]]:
             while last > node.lineno - 1 and (not lines[last].strip() or lines[last].lstrip().startswith("#")):
                 last -= 1
             spans.append((node.lineno - 1, max(last, node.lineno - 1), True))
-        elif isinstance(node, ast.stmt) and not isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.Match)
-        ) and not (sys.version_info >= (3, 11) and isinstance(node, ast.TryStar)):
+        elif (
+            isinstance(node, ast.stmt)
+            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.Match))
+            and not (sys.version_info >= (3, 11) and isinstance(node, ast.TryStar))
+        ):
             spans.append((node.lineno - 1, (node.end_lineno or node.lineno) - 1, False))
         for field in ("body", "orelse", "finalbody"):
             stack.extend(getattr(node, field, ()) or ())

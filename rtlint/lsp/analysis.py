@@ -10,16 +10,16 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from rtlint.core.findings import Finding
+from rtlint.core.rule import Rule, Settings
 from rtlint.engine import config as config_module
 from rtlint.engine import registry
 from rtlint.engine.adoption import fix_with_suppressions
-from rtlint.report.docs import rule_url
-from rtlint.fix.edits import diff_edits
-from rtlint.core.findings import Finding
 from rtlint.engine.fixer import FixOutcome, fix_text
 from rtlint.engine.linter import RuleSet, lint_text
+from rtlint.fix.edits import diff_edits
 from rtlint.lsp.document import Document
-from rtlint.core.rule import Rule, Settings
+from rtlint.report.docs import rule_url
 
 SOURCE = "rtlint"
 
@@ -172,4 +172,3 @@ def text_edits(document: Document, edits) -> list[types.TextEdit]:
         types.TextEdit(range=document.range(e.line, e.column, e.end_line, e.end_column), new_text=e.content)
         for e in sorted(edits, key=lambda e: (e.line, e.column))
     ]
-

@@ -184,7 +184,9 @@ class RtlintServer(LanguageServer):
         elif self.capability("text_document.code_action.disabled_support", False):
             action.disabled = types.CodeActionDisabled(reason=why)
         else:
-            self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"{action.title}: {why}"))
+            self.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Info, message=f"{action.title}: {why}")
+            )
             return None
         return action
 

@@ -3,8 +3,8 @@ explain`, `rtlint rules`, SARIF help and the README's rule table)."""
 
 from __future__ import annotations
 
-from rtlint.engine import registry
 from rtlint.core.rule import Rule
+from rtlint.engine import registry
 
 FIX_LABELS = {"always": "yes", "sometimes": "sometimes", "none": "no"}
 
@@ -121,7 +121,8 @@ def _main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m rtlint.report.docs", description="Render the rule pages (the source of `rtlint explain`) as files."
+        prog="python -m rtlint.report.docs",
+        description="Render the rule pages (the source of `rtlint explain`) as files.",
     )
     parser.add_argument("--write", metavar="FOLDER", required=True, help="folder of the pages, e.g. docs/rules")
     args = parser.parse_args(argv)

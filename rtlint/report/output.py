@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import quote
 
 from rtlint import __version__
-from rtlint.report import docs, escape
-from rtlint.engine import registry
 from rtlint.core.findings import Finding
 from rtlint.core.source import split_lines
-
+from rtlint.engine import registry
+from rtlint.report import docs, escape
 
 
 def text(
@@ -55,7 +54,10 @@ def _visible(value):
 
 
 def json_report(findings: Sequence[Finding]) -> str:
-    return json.dumps(_visible([f.to_json() | {"url": docs.rule_url(f.code)} for f in _ordered(findings)]), indent=2) + "\n"
+    return (
+        json.dumps(_visible([f.to_json() | {"url": docs.rule_url(f.code)} for f in _ordered(findings)]), indent=2)
+        + "\n"
+    )
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:

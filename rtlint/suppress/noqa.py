@@ -8,7 +8,7 @@ end of its token range's last line. Everything outside the inserted text keeps i
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from rtlint.core.findings import Edit
 from rtlint.core.source import split_lines

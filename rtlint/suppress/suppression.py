@@ -12,11 +12,12 @@ import ast
 import io
 import tokenize
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from rtlint.core.astnodes import children
 from rtlint.core.source import split_lines
 from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, split_codes, token_ranges
+
 
 class Suppressions:
     def __init__(self, text: str, honour_noqa: bool = True, tree: ast.AST | None = None) -> None:

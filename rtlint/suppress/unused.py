@@ -11,12 +11,12 @@ ignored for the file) and no finding of it is on the lines the comment covers, o
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Collection, Sequence
 
 from rtlint.core.findings import ENGINE_CODES, Edit, Finding, Fix
-from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, token_ranges
 from rtlint.core.source import split_lines
+from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, token_ranges
 
 UNUSED = "RTL100"
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
@@ -70,7 +70,18 @@ def directives(text: str) -> list[Directive]:
                 continue
             codes = _parse_codes(ignore.group("codes"), base + ignore.start("codes"))
             if codes:
-                found.append(Directive(False, span.first, span.last, base + ignore.start(), base + ignore.end(), codes, base, comment_end))
+                found.append(
+                    Directive(
+                        False,
+                        span.first,
+                        span.last,
+                        base + ignore.start(),
+                        base + ignore.end(),
+                        codes,
+                        base,
+                        comment_end,
+                    )
+                )
     return found
 
 
@@ -104,7 +115,11 @@ def unused_suppressions(
                 continue
             unused.append((code, start, end, upper in known))
         for code, start, end, is_known in unused:
-            where = f"line {directive.first}" if directive.first == directive.last else f"lines {directive.first}-{directive.last}"
+            where = (
+                f"line {directive.first}"
+                if directive.first == directive.last
+                else f"lines {directive.first}-{directive.last}"
+            )
             why = f"nothing reports {code} on {where}" if is_known else f"{code} is not an rtlint code"
             line_text = lines[directive.last - 1]
             edits = removal_edits(line_text, directive, {code}, directive.last)

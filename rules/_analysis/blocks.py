@@ -103,7 +103,9 @@ def body_start(file: FileContext, function: ast.AST) -> tuple[StatementPath, boo
     first statement, or after the docstring when more follows."""
     body = function.body
     first = body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    docstring = (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    )
     return file.path_of(first), docstring and len(body) > 1
 
 
@@ -134,12 +136,16 @@ def follows(file: FileContext, function: ast.AST, earlier: ast.AST, later: ast.s
     return None
 
 
-def hoist_point(file: FileContext, path: StatementPath, start: int, inside: list[ast.stmt], after: list[ast.stmt]) -> StatementPath | None:
+def hoist_point(
+    file: FileContext, path: StatementPath, start: int, inside: list[ast.stmt], after: list[ast.stmt]
+) -> StatementPath | None:
     """Where code can move to run before the statement at `path`: the shallowest statement
     on the way down to it (depth `start` or deeper) that stays inside each of `inside` met
     on the way (lock regions) and has each of `after` ahead of it in its block."""
     held = {id(s) for s in inside}
-    floor = max([start, *(d + 1 for d in range(start, len(path)) if id(statement_at(file.tree, path[: d + 1])) in held)])
+    floor = max(
+        [start, *(d + 1 for d in range(start, len(path)) if id(statement_at(file.tree, path[: d + 1])) in held)]
+    )
     ahead = [file.path_of(s) for s in after]
     for depth in range(floor, len(path)):
         if all(ahead_in_block(p, path[: depth + 1]) for p in ahead):
@@ -147,7 +153,9 @@ def hoist_point(file: FileContext, path: StatementPath, start: int, inside: list
     return None
 
 
-def failure_blocks(file: FileContext, path: StatementPath, start: int, whole_first: bool) -> list[tuple[ast.stmt, list[StatementPath]]]:
+def failure_blocks(
+    file: FileContext, path: StatementPath, start: int, whole_first: bool
+) -> list[tuple[ast.stmt, list[StatementPath]]]:
     """For a statement at `path` that may fail: the blocks (first statements) that leave
     the statement at depth `start` after that failure without reaching its end, per try or
     retry loop around it (depth `start` and deeper): handlers that return, raise or
@@ -162,13 +170,17 @@ def failure_blocks(file: FileContext, path: StatementPath, start: int, whole_fir
         if isinstance(stmt, TryNode):
             for handler in stmt.handlers:
                 whole = whole_first and depth == start
-                found.append((stmt, [file.path_of(handler.body[0])] if whole else leaving_blocks(file, handler.body, outer)))
+                found.append(
+                    (stmt, [file.path_of(handler.body[0])] if whole else leaving_blocks(file, handler.body, outer))
+                )
         elif isinstance(stmt, _LOOPS) and stmt.orelse:
             found.append((stmt, leaving_blocks(file, stmt.orelse, outer)))
     return found
 
 
-def failure_exits(file: FileContext, path: StatementPath, start: int, whole_first: bool, bound: list[ast.stmt]) -> tuple[list[StatementPath], bool]:
+def failure_exits(
+    file: FileContext, path: StatementPath, start: int, whole_first: bool, bound: list[ast.stmt]
+) -> tuple[list[StatementPath], bool]:
     """The blocks of `failure_blocks` as one list (each once), and whether one of them is a
     handler of a try that holds a statement of `bound` (so it can run before that one has)."""
     holders = [(holder, blocks) for holder, blocks in failure_blocks(file, path, start, whole_first) if blocks]
@@ -183,7 +195,7 @@ def calls_after(file: FileContext, stmt: ast.stmt, functions: set[str], names: s
     blocks = [getattr(parent, f, None) for f in ("body", "orelse", "finalbody")]
     block = next((b for b in reversed(blocks) if isinstance(b, list) and stmt in b), None)
     found = []
-    for following in (block[block.index(stmt) + 1 :] if functions and block else ()):
+    for following in block[block.index(stmt) + 1 :] if functions and block else ():
         call = following.value if isinstance(following, ast.Expr) else None
         if not (isinstance(call, ast.Call) and final_name(call.func) in functions):
             break

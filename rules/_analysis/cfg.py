@@ -24,8 +24,9 @@ two copies: one for a normal end, one for an abrupt exit, which goes on where it
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import children
 
@@ -325,7 +326,8 @@ class Graph:
         """Whether `a` can run before `b` on some path (in a loop, a later pass counts)."""
         return any(
             (pa.unit == pb.unit and pa.order < pb.order) or pb.unit in self.forward(pa.unit)
-            for pa in self.copies(a) for pb in self.copies(b)
+            for pa in self.copies(a)
+            for pb in self.copies(b)
         )
 
     def dominates(self, a: ast.AST, b: ast.AST) -> bool:
@@ -438,12 +440,14 @@ def _evaluation_order(node: ast.AST) -> list[ast.AST]:
         # iterable, then its target and conditions, then the element (an ast.comprehension
         # has no position: it is no point of its own, its parts are)
         parts = [x for g in node.generators for x in (g.iter, g.target, *g.ifs)]
-        return parts + [x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x]
+        return parts + [
+            x for x in (getattr(node, "key", None), getattr(node, "value", None), getattr(node, "elt", None)) if x
+        ]
     return [c for c in children(node) if not isinstance(c, _NOT_EVALUATED)]
 
 
 def _loop_exits(statements: list[ast.AST]) -> set[str]:
-    """"break"/"continue" when a statement of `statements` leaves them by one (not one of a
+    """ "break"/"continue" when a statement of `statements` leaves them by one (not one of a
     loop inside them, nor of a nested function)."""
     found: set[str] = set()
     stack = list(statements)

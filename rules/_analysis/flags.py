@@ -1,19 +1,20 @@
 """Flags computed from a list, and markers set before a loop's exits.
 
-    empty_list_target(stmt)              # "L" for `L = []`, `L: list[X] = []`, `L = list()`
-    flags_from(nodes, "L")               # Flag: a loop over L raising it, or any/all over L
-    flag_in_guard(guard, "L", flags)     # the list-derived flag an `if` tests, else None
-    marked_before(file, function, exit, name)  # `name = <truthy>` dominates the exit in its block
-    marks_every_exit(file, test, exits)  # the test uses a name marked before each exit
-    flag_operand(guard, flag)            # (the flag's expression in the test, under a `not`?)
-    fresh("x", taken); names_in(function); attribute_read(function, names, candidates)
+empty_list_target(stmt)              # "L" for `L = []`, `L: list[X] = []`, `L = list()`
+flags_from(nodes, "L")               # Flag: a loop over L raising it, or any/all over L
+flag_in_guard(guard, "L", flags)     # the list-derived flag an `if` tests, else None
+marked_before(file, function, exit, name)  # `name = <truthy>` dominates the exit in its block
+marks_every_exit(file, test, exits)  # the test uses a name marked before each exit
+flag_operand(guard, flag)            # (the flag's expression in the test, under a `not`?)
+fresh("x", taken); names_in(function); attribute_read(function, names, candidates)
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import walk
 
@@ -74,8 +75,11 @@ def flags_from(nodes: list[ast.AST], name: str) -> Iterator[Flag]:
     false_flags = {
         n.targets[0].id
         for n in nodes
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-        and isinstance(n.value, ast.Constant) and n.value.value is False
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and isinstance(n.value, ast.Constant)
+        and n.value.value is False
     }
     for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor)) and over_list(node.iter, name):
@@ -128,7 +132,12 @@ def flag_in_guard(guard: ast.If, name: str, flags: list[Flag]) -> Flag | None:
     node = scan
     while True:
         parent = parent_in(guard.test, node)
-        if parent is None or isinstance(parent, (ast.BoolOp, ast.UnaryOp)) or parent is guard.test and isinstance(guard.test, ast.BoolOp):
+        if (
+            parent is None
+            or isinstance(parent, (ast.BoolOp, ast.UnaryOp))
+            or parent is guard.test
+            and isinstance(guard.test, ast.BoolOp)
+        ):
             break
         node = parent
     return Flag(None, node)
@@ -161,7 +170,11 @@ def marks_every_exit(file: FileContext, test: ast.AST, exits: list[tuple[ast.AST
 def flag_operand(guard: ast.If, flag: Flag) -> tuple[ast.AST, bool]:
     """The expression of the guard's test that stands for the flag (its name, or the inline
     scan), and whether it is negated (`not flag`)."""
-    node = flag.node if flag.name is None else next(n for n in walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name)
+    node = (
+        flag.node
+        if flag.name is None
+        else next(n for n in walk(guard.test) if isinstance(n, ast.Name) and n.id == flag.name)
+    )
     parent = parent_in(guard.test, node)
     return node, isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
 

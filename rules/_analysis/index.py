@@ -12,9 +12,10 @@ instead of walking the tree again (a walk of a 5,000-line file costs ~0.1 s).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator, Union
+from typing import TYPE_CHECKING, Union
 
 from rtlint.core.astnodes import children, walk
 

@@ -20,12 +20,25 @@ and `as _` forms hold each of their locks.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import walk
 
-from .index import ClassInfo, Function, FunctionNode, Index, annotation_names, awaited_calls, dotted, final_name, index, subtree, walk_function
+from .index import (
+    ClassInfo,
+    Function,
+    FunctionNode,
+    Index,
+    annotation_names,
+    awaited_calls,
+    dotted,
+    final_name,
+    index,
+    subtree,
+    walk_function,
+)
 from .values import single_binding
 
 if TYPE_CHECKING:
@@ -177,7 +190,9 @@ class LockModel:
                     if text.startswith(self_name + ".") and text.count(".") == 1:
                         lock = text.split(".", 1)[1]
                         facts.locks.add(lock)
-                        inside = {n.func.attr for n in subtree(node) if isinstance(n, ast.Call) and _self_call(n, self_name)}
+                        inside = {
+                            n.func.attr for n in subtree(node) if isinstance(n, ast.Call) and _self_call(n, self_name)
+                        }
                         facts.held.append((lock, inside, node.lineno))
         return facts
 
@@ -224,7 +239,9 @@ class LockModel:
         method = function.method
         if cls is not None and self_name and method is not None:
             for caller, line in self.callers_holding(cls, lock, method.node.name):
-                reasons.append(f"{self_name}.{caller}() holds {expression} when it calls {method.node.name}() (line {line})")
+                reasons.append(
+                    f"{self_name}.{caller}() holds {expression} when it calls {method.node.name}() (line {line})"
+                )
         return list(dict.fromkeys(reasons))
 
 
@@ -245,7 +262,12 @@ def _awaits_taker(node: ast.Await, self_name: str, takers: set[str], tasks: dict
 
 def _self_call(node: ast.Call, self_name: str | None) -> bool:
     func = node.func
-    return bool(self_name) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self_name
+    return (
+        bool(self_name)
+        and isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == self_name
+    )
 
 
 def _closure(start: set[str], facts: dict[str, MethodFacts]) -> set[str]:

@@ -18,8 +18,9 @@ current item appended before this `break`", "does the commit follow the push". F
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import children
 
@@ -69,7 +70,9 @@ def runs_before(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST) ->
     return g.precedes(a, b) if loop is None else g.reaches_within(a, b, loop.body)
 
 
-def runs_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, nodes: Iterable[ast.AST]) -> list[ast.AST]:
+def runs_between(
+    file: FileContext, function: ast.AST, a: ast.AST, b: ast.AST, nodes: Iterable[ast.AST]
+) -> list[ast.AST]:
     """The `nodes` (owned by the function) that can run after `a` and before `b` in one
     pass, in the sense of `runs_before`."""
     return [n for n in nodes if runs_before(file, function, a, n) and runs_before(file, function, n, b)]
@@ -84,11 +87,18 @@ def names_bound_between(file: FileContext, function: ast.AST, a: ast.AST, b: ast
 def assignments_reaching(file: FileContext, function: ast.AST, name: str, use: ast.AST) -> list[ast.stmt | None]:
     """The assignments (`=`, annotated, augmented) of `name` whose value reaches `use` and
     that run before it in one pass; None stands for a parameter."""
-    values = file.memo(("rules._analysis.loops.reaching", id(function)), lambda: ValueFlow(graph(file, function), function, lambda n: frozenset()))
+    values = file.memo(
+        ("rules._analysis.loops.reaching", id(function)),
+        lambda: ValueFlow(graph(file, function), function, lambda n: frozenset()),
+    )
     found: list[ast.stmt | None] = []
     for d in values.reaching(name, use):
         stmt = None if isinstance(d.node, ast.arg) else index(file).statement_of(d.node)
-        if stmt is None or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and runs_before(file, function, stmt, use):
+        if (
+            stmt is None
+            or isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+            and runs_before(file, function, stmt, use)
+        ):
             found.append(stmt)
     return list(dict.fromkeys(found))
 
@@ -126,7 +136,9 @@ def stream_pull(loop: ast.While) -> tuple[ast.stmt, str, str | None] | None:
     """`item = await anext(stream)` (or `stream.__anext__()`) in the loop: (statement, item, stream)."""
     for stmt in loop.body:
         for inner in walk_function(stmt):
-            if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)):
+            if not (
+                isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)
+            ):
                 continue
             call = inner.value.value if isinstance(inner.value, ast.Await) else None
             if not isinstance(call, ast.Call):

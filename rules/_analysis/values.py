@@ -20,14 +20,13 @@ predicate recognises, e.g. every local alias of a session.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Iterable, Iterator
 
 from rtlint.core.astnodes import walk
 
 from .cfg import Graph
 from .index import dotted, parameters, walk_function
-
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,11 @@ class ValueFlow:
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
                         self._define(Definition(item.optional_vars.id, item.optional_vars, item.context_expr, True))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in self.rules.mutators:
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in self.rules.mutators
+            ):
                 arguments = ast.Tuple([*node.args, *(k.value for k in node.keywords)], ast.Load())
                 self._change(node.func.value, arguments, node)
 
@@ -248,8 +251,7 @@ def _comprehension_names(function: ast.AST) -> set[int]:
             bound = {n.id for g in node.generators for n in _names(g.target)}
             outside = set(map(id, walk(node.generators[0].iter)))
             found.update(
-                id(n) for n in walk(node)
-                if isinstance(n, ast.Name) and n.id in bound and id(n) not in outside
+                id(n) for n in walk(node) if isinstance(n, ast.Name) and n.id in bound and id(n) not in outside
             )
     return found
 
@@ -288,8 +290,10 @@ def bound_names(
     or through other such names (`a = rt; b = a`), `known` included; flow-insensitive."""
     pairs = [
         (node, target, value)
-        for node in nodes if isinstance(node, _BINDERS)
-        for target, value in _bindings(node) if isinstance(target, ast.Name)
+        for node in nodes
+        if isinstance(node, _BINDERS)
+        for target, value in _bindings(node)
+        if isinstance(target, ast.Name)
     ]
     aliases = dict(known)
     changed = True
@@ -298,7 +302,9 @@ def bound_names(
         for node, target, value in pairs:
             if target.id in aliases:
                 continue
-            if (isinstance(node, ast.AnnAssign) and annotated(node)) or (value is not None and is_value(value, aliases)):
+            if (isinstance(node, ast.AnnAssign) and annotated(node)) or (
+                value is not None and is_value(value, aliases)
+            ):
                 aliases[target.id] = [node]
                 changed = True
     return aliases

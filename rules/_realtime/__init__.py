@@ -29,7 +29,25 @@ def body_statements(node):
 
 
 __all__ = [
-    "OPTIONS", "Function", "FunctionNode", "Module", "Push", "Snapshot", "StaleSnapshot", "analyse",
-    "body_statements", "dotted", "final_name", "flow", "import_anchor", "imports_module", "module_anchor",
-    "push_lock", "required_tokens", "serialized", "stale_snapshots", "under_push_lock", "walk_function",
+    "OPTIONS",
+    "Function",
+    "FunctionNode",
+    "Module",
+    "Push",
+    "Snapshot",
+    "StaleSnapshot",
+    "analyse",
+    "body_statements",
+    "dotted",
+    "final_name",
+    "flow",
+    "import_anchor",
+    "imports_module",
+    "module_anchor",
+    "push_lock",
+    "required_tokens",
+    "serialized",
+    "stale_snapshots",
+    "under_push_lock",
+    "walk_function",
 ]

@@ -11,8 +11,8 @@ added to them before the push, and the statements that commit items to a local c
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from rtlint.core.astnodes import walk
 
@@ -37,8 +37,11 @@ def pushed_contexts(file, function: ast.AST, push) -> set[str]:
         return set()
     names = {push.argument.id}
     copies = [
-        n for n in walk_function(function)
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+        n
+        for n in walk_function(function)
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
         and runs_before(file, function, n, push.call)
     ]
     changed = True
@@ -150,7 +153,11 @@ def commit_call(stmt: ast.stmt) -> tuple[ast.AST, list[str]] | None:
     argument = call.args[0] if call.args else None
     if isinstance(argument, ast.Name):
         return target, [argument.id]
-    if isinstance(argument, (ast.List, ast.Tuple)) and argument.elts and all(isinstance(e, ast.Name) for e in argument.elts):
+    if (
+        isinstance(argument, (ast.List, ast.Tuple))
+        and argument.elts
+        and all(isinstance(e, ast.Name) for e in argument.elts)
+    ):
         return target, [e.id for e in argument.elts]
     return None
 
@@ -174,11 +181,16 @@ def pushed_source(file, function: ast.AST, holder: ast.stmt, push) -> str | None
             continue
         if isinstance(argument, ast.Name):  # `ctx = self._agent._chat_ctx.copy()` in the try?
             name = argument.id
-            binding = next((
-                n for n in walk_function(holder)
-                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
-                and runs_before(file, function, n, push.call)
-            ), None)
+            binding = next(
+                (
+                    n
+                    for n in walk_function(holder)
+                    if isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+                    and runs_before(file, function, n, push.call)
+                ),
+                None,
+            )
             if binding is not None:
                 argument = binding.value
                 continue

@@ -29,9 +29,11 @@ def flow(module: Module, function: Function) -> ValueFlow:
         ids = {id(s.node) for s in module.snapshots if s.function is function}
         outer = flow(module, function.outer) if function.outer is not None else None
         return ValueFlow(
-            graph(module.file, function.node), function.node,
+            graph(module.file, function.node),
+            function.node,
             lambda node: frozenset({id(node)}) if id(node) in ids else frozenset(),
-            CONTEXT_FLOW, outer,
+            CONTEXT_FLOW,
+            outer,
         )
 
     return module.file.memo(("rules._realtime.flow", id(function.node)), compute)
@@ -96,7 +98,8 @@ def pushing_methods(module: Module, info: ClassInfo) -> set[str]:
     """Methods of the class that push a session, themselves or in a nested function."""
     pushing = {id(p.function.node) for p in module.pushes}
     return {
-        name for name, method in info.methods.items()
+        name
+        for name, method in info.methods.items()
         if id(method) in pushing
         or any(isinstance(n, FunctionNode) and id(n) in pushing for n in module.index.method_nodes.get(id(method), []))
     }
@@ -123,8 +126,7 @@ def stale_snapshots(module: Module) -> list[StaleSnapshot]:
             function = snapshot.function
             carried = flow(module, function)
             pushes = [
-                p for p in module.pushes
-                if p.function is function and id(snapshot.node) in carried.origins(p.argument)
+                p for p in module.pushes if p.function is function and id(snapshot.node) in carried.origins(p.argument)
             ]
             pushes.sort(key=lambda p: (p.call.lineno < snapshot.node.lineno, p.call.lineno, p.call.col_offset))
             unserialized = [p for p in pushes if not serialized(module, snapshot.node, p.call, function)]

@@ -9,8 +9,9 @@ in a method, then `rt.chat_ctx` in a function nested in it).
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .._analysis.index import ClassInfo, Function, Index, awaited_calls, final_name, index, parameters
 from .._analysis.locks import LockModel, Region, lock_model
@@ -94,8 +95,10 @@ class Module:
                 for node in self.index.nodes(function.node):
                     if isinstance(node, ast.Assign):
                         learned |= {
-                            t.attr for t in node.targets
-                            if isinstance(t, ast.Attribute) and t.attr not in self.session_names
+                            t.attr
+                            for t in node.targets
+                            if isinstance(t, ast.Attribute)
+                            and t.attr not in self.session_names
                             and self.is_session(node.value, function)
                         }
             if not learned:
@@ -117,7 +120,9 @@ class Module:
                 if argument.arg in self.session_names or self.vocabulary.annotated_session(argument.annotation):
                     known.setdefault(argument.arg, []).append(argument)
             self._aliases[key] = bound_names(
-                self.index.nodes(function.node), known, self._is_session_expr,
+                self.index.nodes(function.node),
+                known,
+                self._is_session_expr,
                 lambda node: isinstance(node.target, ast.Name) and self.vocabulary.annotated_session(node.annotation),
             )
         return self._aliases[key]

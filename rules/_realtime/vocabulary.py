@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from rtlint.core.settings import Option, Settings
 
@@ -67,8 +68,16 @@ def is_session_call(node: ast.AST | None) -> bool:
 # calls that build a context from their arguments
 _NON_CARRYING_METHODS = {
     "add_message",  # returns the new item, not the context
-    "to_dict", "to_provider_format", "is_equivalent", "get_by_id", "index_by_id",
-    "find_insertion_index", "to_proto", "model_dump", "model_dump_json", "text_content",
+    "to_dict",
+    "to_provider_format",
+    "is_equivalent",
+    "get_by_id",
+    "index_by_id",
+    "find_insertion_index",
+    "to_proto",
+    "model_dump",
+    "model_dump_json",
+    "text_content",
 }
 _CARRYING_CALLS = {"list", "tuple", "copy", "deepcopy", "sorted", "reversed"}
 MUTATORS = frozenset({"extend", "append", "insert", "add_message", "_upsert_item", "merge"})

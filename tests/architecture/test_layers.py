@@ -17,7 +17,11 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess:
     # import-linter finds `rtlint` and `rules` on the path: the checkout's own, not an install
     return subprocess.run(
         [str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"],
-        cwd=root, capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
     )
 
 

@@ -114,13 +114,12 @@ def ensure_venv() -> Path:
         tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; a shared cache should stay readable
         try:
-            subprocess.run(
-                [sys.executable, "-m", "venv", str(tmp)], check=True, capture_output=True
-            )
+            subprocess.run([sys.executable, "-m", "venv", str(tmp)], check=True, capture_output=True)
             pip = subprocess.run(
-                [str(venv_python(tmp)), "-m", "pip", "install", "-q",
-                 "--disable-pip-version-check", *REQUIREMENTS],
-                capture_output=True, text=True, timeout=900,
+                [str(venv_python(tmp)), "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
+                capture_output=True,
+                text=True,
+                timeout=900,
             )
             if pip.returncode != 0:
                 if not _pypi_reachable():
@@ -148,9 +147,21 @@ def ensure_app_packages(python: Path) -> Path:
         os.chmod(tmp, 0o755)
         try:
             pip = subprocess.run(
-                [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                 "--no-deps", "--target", str(tmp), *APP_PACKAGES],
-                capture_output=True, text=True, timeout=600,
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                    "--target",
+                    str(tmp),
+                    *APP_PACKAGES,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
             if pip.returncode != 0:
                 if not _pypi_reachable():
@@ -170,13 +181,18 @@ def pristine_agent_activity(python: Path) -> Path:
     """The installed (pristine) agent_activity.py, located without importing livekit here."""
     # find_spec imports only the `livekit` namespace package, not livekit.agents
     code = "import importlib.util as u; print(u.find_spec('livekit.agents').origin)"
-    out = subprocess.run([str(python), "-c", code],
-                         check=True, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([str(python), "-c", code], check=True, capture_output=True, text=True, timeout=120)
     return Path(out.stdout.strip()).parent.parent.parent / AGENT_ACTIVITY_REL
 
 
-def run_scenarios(python: Path, agent_activity: Path | None, names: list[str], *,
-                  modules: dict[str, Path] | None = None, paths: list[Path] = ()) -> dict:
+def run_scenarios(
+    python: Path,
+    agent_activity: Path | None,
+    names: list[str],
+    *,
+    modules: dict[str, Path] | None = None,
+    paths: list[Path] = (),
+) -> dict:
     """Run scenarios in one livekit process; `agent_activity` None means the installed file,
     `modules` maps a module name to the file it loads from, `paths` go on sys.path.
 
@@ -194,13 +210,12 @@ def run_scenarios(python: Path, agent_activity: Path | None, names: list[str], *
     for var in ("PYTHONPATH", "PYTHONHOME", "OPENAI_BASE_URL"):
         env.pop(var, None)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                              timeout=30 + SCENARIO_BUDGET * len(names))
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30 + SCENARIO_BUDGET * len(names))
     except subprocess.TimeoutExpired as e:
         raise RuntimeError(f"scenario runner timed out: {cmd}\n{_text(e.stderr)[-8000:]}") from e
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith(RESULT_PREFIX):
-            out = json.loads(line[len(RESULT_PREFIX):])
+            out = json.loads(line[len(RESULT_PREFIX) :])
             out["stderr_tail"] = proc.stderr[-6000:]
             return out
     raise RuntimeError(

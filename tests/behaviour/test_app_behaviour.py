@@ -25,8 +25,13 @@ pytestmark = pytest.mark.behaviour
 def rtlint_fix(file: Path, *extra: str) -> Path:
     """`rtlint --fix` on `file` (a copy); the file must change."""
     before = file.read_bytes()
-    proc = subprocess.run([sys.executable, "-m", "rtlint", "--no-cache", "--fix", *extra, str(file)],
-                          cwd=file.parent, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", *extra, str(file)],
+        cwd=file.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     report = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert proc.returncode in (0, 1), f"rtlint --fix failed: {report}"
     assert file.read_bytes() != before, f"rtlint --fix changed nothing: {report}"
@@ -60,8 +65,9 @@ def app_variants(app_packages: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 def _run(lk_python: Path, app_packages: Path, modules: dict[str, Path]) -> dict:
     run = lkenv.run_scenarios(lk_python, None, lkenv.APP_SCENARIOS, modules=modules, paths=[app_packages])
-    assert run["modules"] == {name: str(file.resolve()) for name, file in modules.items()}, \
+    assert run["modules"] == {name: str(file.resolve()) for name, file in modules.items()}, (
         "a scenario ran another module than the variant under test"
+    )
     return run
 
 
@@ -78,8 +84,10 @@ def app_fixed(lk_python, app_packages, app_variants) -> dict:
 def scenario(run: dict, name: str) -> dict:
     result = run["scenarios"][name]
     if "error" in result:
-        pytest.fail(f"scenario {name} did not run to the end: {result['error']}\n"
-                    f"{result['traceback']}\n--- stderr ---\n{run['stderr_tail']}")
+        pytest.fail(
+            f"scenario {name} did not run to the end: {result['error']}\n"
+            f"{result['traceback']}\n--- stderr ---\n{run['stderr_tail']}"
+        )
     return result
 
 

@@ -38,7 +38,10 @@ def fixed_agent_activity(tmp_path: Path) -> Path:
     # mapped from rules/ by the package metadata, so the bare source tree does not import
     proc = subprocess.run(
         [sys.executable, "-m", "rtlint", "--fix", str(copy)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     report = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert proc.returncode in (0, 1), f"rtlint --fix failed: {report}"
@@ -65,8 +68,10 @@ def scenario(run: dict, name: str) -> dict:
     """One scenario's result; a scenario that could not run fails the test, never passes."""
     result = run["scenarios"][name]
     if "error" in result:
-        pytest.fail(f"scenario {name} did not run to the end: {result['error']}\n"
-                    f"{result['traceback']}\n--- stderr ---\n{run['stderr_tail']}")
+        pytest.fail(
+            f"scenario {name} did not run to the end: {result['error']}\n"
+            f"{result['traceback']}\n--- stderr ---\n{run['stderr_tail']}"
+        )
     return result
 
 
@@ -89,9 +94,7 @@ def sha256(path: Path) -> str:
 # -- the variants --------------------------------------------------------------------------------
 
 
-def test_scenarios_load_the_variant_under_test(
-    pristine, fixed, pristine_agent_activity, fixed_variant
-):
+def test_scenarios_load_the_variant_under_test(pristine, fixed, pristine_agent_activity, fixed_variant):
     assert Path(pristine["loaded_agent_activity"]) == pristine_agent_activity.resolve()
     assert pristine["loaded_sha256"] == sha256(pristine_agent_activity)
     assert Path(fixed["loaded_agent_activity"]) == fixed_variant.resolve()
@@ -118,8 +121,7 @@ def test_7880_text_turn_keeps_the_tool_output(pristine, fixed, name):
     assert f["client_deletes"] == []
     assert output in server_ids(f)
     call_ids = {i["call_id"] for i in f["server_items"] if i["type"] == "function_call"}
-    assert {i["call_id"] for i in f["server_items"]
-            if i["type"] == "function_call_output"} == call_ids
+    assert {i["call_id"] for i in f["server_items"] if i["type"] == "function_call_output"} == call_ids
 
 
 def test_7880_replace_then_append(pristine, fixed):

@@ -36,7 +36,11 @@ unrelated\t1.0\t2020-01\t\t
 def test_derive_applies_the_rule():
     derived = packages.derive(INDEX.splitlines(keepends=True))
     assert [p.pin for p in derived] == [
-        "livekit-agents==1.8.9", "livekit-plugins-foo==0.3", "livekitx==0.1", "openai-agents==0.24.0", "pipecat-ai==1.14.0",
+        "livekit-agents==1.8.9",
+        "livekit-plugins-foo==0.3",
+        "livekitx==0.1",
+        "openai-agents==0.24.0",
+        "pipecat-ai==1.14.0",
     ]
 
 
@@ -82,15 +86,18 @@ def test_verdicts_parse_with_continuations_and_reject_bad_lines():
         """)
     verdicts = compare.parse_verdicts(text)
     assert verdicts[("RTL001", "livekit-agents", "livekit/agents/voice/agent_activity.py", 3456)] == compare.Verdict(
-        "TP", "a push waits for its acknowledgement while this snapshot is taken.")
+        "TP", "a push waits for its acknowledgement while this snapshot is taken."
+    )
     assert verdicts[("RTL005", "some-pkg", "some/x.py", 7)].kind == "FP"
     with pytest.raises(ValueError, match="line 1"):
         compare.parse_verdicts("RTL001 pkg path-without-line TP: x\n")
 
 
 def test_parse_findings_normalises_paths_and_rejects_non_lists():
-    found = runner.parse_findings('[{"path": "./b/x.py", "line": 3, "column": 2, "code": "RTL002", "message": "m"},'
-                                  ' {"path": "a.py", "line": 9, "column": 1, "code": "RTL900", "message": "syntax"}]')
+    found = runner.parse_findings(
+        '[{"path": "./b/x.py", "line": 3, "column": 2, "code": "RTL002", "message": "m"},'
+        ' {"path": "a.py", "line": 9, "column": 1, "code": "RTL900", "message": "syntax"}]'
+    )
     assert found == [Finding("a.py", 9, "RTL900", "syntax", 1), Finding("b/x.py", 3, "RTL002", "m", 2)]
     assert found[0].engine_error and not found[1].engine_error
     with pytest.raises(ValueError):
@@ -106,13 +113,16 @@ def _fake_rtlint(tmp_path: Path, body: str) -> Version:
     return Version("fake", "fake", "fake", sys.executable, tmp_path / "import")
 
 
-@pytest.mark.parametrize("body, crash", [
-    ("print('[]')", ""),
-    ("print('[{\"path\": \"x.py\", \"line\": 1, \"code\": \"RTL001\", \"message\": \"m\"}]'); raise SystemExit(1)", ""),
-    ("raise RuntimeError('boom')", "no JSON findings"),
-    ("print('[]'); raise SystemExit(2)", "exit 2"),
-    ("import time; time.sleep(30)", "timed out"),
-])
+@pytest.mark.parametrize(
+    "body, crash",
+    [
+        ("print('[]')", ""),
+        ('print(\'[{"path": "x.py", "line": 1, "code": "RTL001", "message": "m"}]\'); raise SystemExit(1)', ""),
+        ("raise RuntimeError('boom')", "no JSON findings"),
+        ("print('[]'); raise SystemExit(2)", "exit 2"),
+        ("import time; time.sleep(30)", "timed out"),
+    ],
+)
 def test_lint_tells_a_crash_from_findings(tmp_path, body, crash):
     version = _fake_rtlint(tmp_path, body)
     config = tmp_path / "config.toml"
@@ -129,21 +139,42 @@ def test_an_internal_error_is_a_crash():
 
 
 def _results() -> list[PackageResult]:
-    kept, added, gone = F(10, path="livekit/a.py"), F(20, "RTL002", "livekit/a.py", "late | commit"), F(30, path="livekit/b.py")
+    kept, added, gone = (
+        F(10, path="livekit/a.py"),
+        F(20, "RTL002", "livekit/a.py", "late | commit"),
+        F(30, path="livekit/b.py"),
+    )
     return [
-        PackageResult(Package("livekit-agents", "1.8.9"), files=3, lines=300,
-                      base=Outcome([kept, gone], 1.5, 100 * 1024), head=Outcome([kept, added], 1.25, 90 * 1024)),
-        PackageResult(Package("pipecat-ai", "1.0"), files=2, lines=50,
-                      base=Outcome([], 0.25, 20 * 1024), head=Outcome([F(4, "RTL900", "bad.py", "syntax")], 0.5, 21 * 1024)),
-        PackageResult(Package("livekit-broken", "0.1"), files=1, lines=5,
-                      base=Outcome([], 0.1, 1024), head=Outcome([], 120.0, 1024, crash="timed out after 120 s")),
+        PackageResult(
+            Package("livekit-agents", "1.8.9"),
+            files=3,
+            lines=300,
+            base=Outcome([kept, gone], 1.5, 100 * 1024),
+            head=Outcome([kept, added], 1.25, 90 * 1024),
+        ),
+        PackageResult(
+            Package("pipecat-ai", "1.0"),
+            files=2,
+            lines=50,
+            base=Outcome([], 0.25, 20 * 1024),
+            head=Outcome([F(4, "RTL900", "bad.py", "syntax")], 0.5, 21 * 1024),
+        ),
+        PackageResult(
+            Package("livekit-broken", "0.1"),
+            files=1,
+            lines=5,
+            base=Outcome([], 0.1, 1024),
+            head=Outcome([], 120.0, 1024, crash="timed out after 120 s"),
+        ),
         PackageResult(Package("livekit-portal", "0.2.8"), skipped="no wheel for this platform"),
     ]
 
 
 def test_markdown_reports_summary_difference_verdicts_and_errors():
-    verdicts = {("RTL001", "livekit-agents", "livekit/a.py", 10): compare.Verdict("TP", "two pushes interleave"),
-                ("RTL001", "livekit-agents", "livekit/b.py", 30): compare.Verdict("FP", "gone in head")}
+    verdicts = {
+        ("RTL001", "livekit-agents", "livekit/a.py", 10): compare.Verdict("TP", "two pushes interleave"),
+        ("RTL001", "livekit-agents", "livekit/b.py", 30): compare.Verdict("FP", "gone in head"),
+    }
     context = render.Context("`main~1`: abc old", "`HEAD`: def new", "2 cores", "2026-12-01 10:00 UTC", 90.0)
     text = render.markdown(_results(), verdicts, context)
     assert "| packages linted (a wheel) | 3 | 3 |" in text
@@ -174,14 +205,22 @@ def test_markdown_is_deterministic_whatever_the_order_of_results():
     assert render.markdown(results, {}, context) == expected
     # sections appear in order, the skipped package only where it belongs
     sections = [line for line in expected.splitlines() if line.startswith("## ")]
-    assert sections == ["## Summary", "## Difference from base to head", "## Findings of head, with verdicts",
-                        "## RTL9xx and crashes", "## Skipped packages", "## Time and memory per package"]
+    assert sections == [
+        "## Summary",
+        "## Difference from base to head",
+        "## Findings of head, with verdicts",
+        "## RTL9xx and crashes",
+        "## Skipped packages",
+        "## Time and memory per package",
+    ]
 
 
 def test_every_file_names_each_python_file_and_leaves_out_the_git_marker(tmp_path):
     # the fake rtlint reports one finding per path it was given, so the findings are its arguments
-    body = ("import json, sys; paths = sys.argv[sys.argv.index('--config') + 2:]\n"
-            "print(json.dumps([{'path': p, 'line': 1, 'code': 'RTL001', 'message': 'given'} for p in paths]))")
+    body = (
+        "import json, sys; paths = sys.argv[sys.argv.index('--config') + 2:]\n"
+        "print(json.dumps([{'path': p, 'line': 1, 'code': 'RTL001', 'message': 'given'} for p in paths]))"
+    )
     version = _fake_rtlint(tmp_path / "fake", body)
     tree = tmp_path / "pkg"
     for name in ("b/mod.py", "a.py", ".git/hook.py", "b/data.txt"):

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from rtlint.cache import secret
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 
 FORGED_LINE = "\n::add-mask::secret\n::warning file=x.py::forged\n\x1b[2J"
 
@@ -87,11 +86,24 @@ def scenario_empty_entry(project: Path) -> None:
 
 
 def scenario_forged_line(project: Path) -> None:
-    forged = [{"path": "a.py", "line": FORGED_LINE, "column": 1, "end_line": 1, "end_column": 2,
-               "code": "RTL001", "name": "x", "message": FORGED_LINE, "fix": None}]
+    forged = [
+        {
+            "path": "a.py",
+            "line": FORGED_LINE,
+            "column": 1,
+            "end_line": 1,
+            "end_column": 2,
+            "code": "RTL001",
+            "name": "x",
+            "message": FORGED_LINE,
+            "fix": None,
+        }
+    ]
     for entry in real_entries(project):
         # sealed with someone else's key: the tag does not match this user's
-        entry.write_bytes(secret.seal(os.urandom(32), entry.parent.parent.name + "/" + entry.name, json.dumps(forged).encode()))
+        entry.write_bytes(
+            secret.seal(os.urandom(32), entry.parent.parent.name + "/" + entry.name, json.dumps(forged).encode())
+        )
 
 
 def scenario_wrong_shapes(project: Path) -> None:
@@ -107,12 +119,50 @@ def scenario_all_wrong_shapes(project: Path) -> None:
     key = secret.key()
     entry_paths = real_entries(project)
     bad = [
-        [{}], [1], {"a": 1}, [{"path": "a.py", "line": True, "column": 1, "end_line": 1, "end_column": 1,
-                             "code": "X", "name": "x", "message": "m", "symbol": ""}],
-        [{"path": "other.py", "line": 1, "column": 1, "end_line": 1, "end_column": 1, "code": "X",
-          "name": "x", "message": "m", "symbol": "", "fix": None}],
-        [{"path": "a.py", "line": 1, "column": 1, "end_line": 1, "end_column": 1, "code": "X",
-          "name": "x", "message": "m", "symbol": "", "fix": {"applicability": "safe", "edits": [{}]}}],
+        [{}],
+        [1],
+        {"a": 1},
+        [
+            {
+                "path": "a.py",
+                "line": True,
+                "column": 1,
+                "end_line": 1,
+                "end_column": 1,
+                "code": "X",
+                "name": "x",
+                "message": "m",
+                "symbol": "",
+            }
+        ],
+        [
+            {
+                "path": "other.py",
+                "line": 1,
+                "column": 1,
+                "end_line": 1,
+                "end_column": 1,
+                "code": "X",
+                "name": "x",
+                "message": "m",
+                "symbol": "",
+                "fix": None,
+            }
+        ],
+        [
+            {
+                "path": "a.py",
+                "line": 1,
+                "column": 1,
+                "end_line": 1,
+                "end_column": 1,
+                "code": "X",
+                "name": "x",
+                "message": "m",
+                "symbol": "",
+                "fix": {"applicability": "safe", "edits": [{}]},
+            }
+        ],
     ]
     for shape in bad:
         for entry in entry_paths:
@@ -157,7 +207,7 @@ def scenario_fifo(project: Path) -> None:
         os.mkfifo(entry)
 
 
-SCENARIOS = {name[len("scenario_"):]: value for name, value in globals().items() if name.startswith("scenario_")}
+SCENARIOS = {name[len("scenario_") :]: value for name, value in globals().items() if name.startswith("scenario_")}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -175,8 +225,18 @@ def test_planted_cache_gives_the_no_cache_report(project: Path, name: str) -> No
 def test_a_planted_run_manifest_is_not_replayed(project: Path) -> None:
     run_main(".")  # records a manifest
     for manifest in manifests(project / ".rtlint_cache"):
-        forged = {"files": [], "stamps": [], "racy": [], "dirs": [], "dir_stamps": [], "probes": [],
-                  "probe_stamps": [], "stdout": "", "stderr": "All checks passed.\n", "exit": 0}
+        forged = {
+            "files": [],
+            "stamps": [],
+            "racy": [],
+            "dirs": [],
+            "dir_stamps": [],
+            "probes": [],
+            "probe_stamps": [],
+            "stdout": "",
+            "stderr": "All checks passed.\n",
+            "exit": 0,
+        }
         manifest.write_bytes(os.urandom(32) + marshal.dumps((4, forged)))
     assert_like_no_cache(project, ".")
     for manifest in manifests(project / ".rtlint_cache"):

@@ -12,10 +12,9 @@ import pytest
 
 import rtlint.engine.runner as runner
 from rtlint.core import parsing
-
-from tests.support.samples import BUGGY, TOKENLESS
-from tests.support.cli import run_main
 from tests.cache.test_runcache import age
+from tests.support.cli import run_main
+from tests.support.samples import BUGGY, TOKENLESS
 
 CLEAN = BUGGY.replace("ctx = self._rt_session.chat_ctx.copy()", "ctx = self.other.chat_ctx.copy()")
 

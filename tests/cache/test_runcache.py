@@ -13,9 +13,8 @@ import pytest
 
 import rtlint
 import rtlint.engine.runner as runner
-
-from tests.support.samples import BUGGY, TOKENLESS
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY, TOKENLESS
 
 
 def age(root: Path, seconds: float = 30) -> None:

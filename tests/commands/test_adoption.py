@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from rtlint.api import fix_source
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, UNSERIALIZED, clean_env, flake8
 from tests.support.cli import REPO, run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, UNSERIALIZED, clean_env, flake8
 
 EXAMPLE = REPO / "examples" / "realtime_agent.py"
 
@@ -34,7 +33,9 @@ def rtlint_bytes(*args: str, stdin: bytes, cwd: Path) -> subprocess.CompletedPro
     )
 
 
-FINDING = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?P<code>RTL\d{3}) (?P<message>.*?)(?: \[\*\])?$", re.M)
+FINDING = re.compile(
+    r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?P<code>RTL\d{3}) (?P<message>.*?)(?: \[\*\])?$", re.M
+)
 
 
 def parsed(output: str) -> list[tuple[str, int, int, str, str]]:
@@ -189,8 +190,8 @@ def test_add_noqa_leaves_syntax_errors_reported(project: Path) -> None:
 # -- RTL100 unused-suppression ---------------------------------------------------------
 
 STALE = BUGGY.replace(
-    "        ctx.add_message(role=\"user\", content=text)\n",
-    "        ctx.add_message(role=\"user\", content=text)  # noqa: RTL002, E501\n",
+    '        ctx.add_message(role="user", content=text)\n',
+    '        ctx.add_message(role="user", content=text)  # noqa: RTL002, E501\n',
 ).replace("import asyncio\n", "import asyncio  # rtlint: ignore[RTL003] stale\n")
 
 
@@ -224,7 +225,7 @@ def test_rtl100_fix_removes_codes_then_comments(project: Path) -> None:
     assert run.exit_code == 0, run.stdout + run.stderr
     fixed = target.read_text()
     assert "import asyncio\n" in fixed  # the comment and its reason, and the spaces before it
-    assert 'content=text)  # noqa: E501\n' in fixed  # another tool's code stays
+    assert "content=text)  # noqa: E501\n" in fixed  # another tool's code stays
     assert ast.dump(ast.parse(fixed)) == ast.dump(ast.parse(STALE))
     assert "2 × RTL100 [unused-suppression]" in run.stderr
     assert run_main("--no-cache", "--select", "RTL002,RTL003,RTL100", "a.py").exit_code == 0

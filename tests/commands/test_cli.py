@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from rtlint import __version__
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, TOKENLESS
 from tests.support.cli import FIXTURES, run_cli, run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, TOKENLESS
 
-LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): (?P<code>RTL\d{3}) \[(?P<name>[a-z-]+)\] (?P<message>.+?)( \[\*\])?$")
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): (?P<code>RTL\d{3}) \[(?P<name>[a-z-]+)\] (?P<message>.+?)( \[\*\])?$"
+)
 
 
 @pytest.fixture
@@ -33,7 +34,12 @@ def test_text_output_and_exit_status(project: Path) -> None:
     [line] = run.stdout.splitlines()
     match = LINE.match(line)
     assert match, line
-    assert (match["path"], int(match["line"]), int(match["column"]), match["code"]) == ("a.py", BUGGY_LINE, BUGGY_COLUMN, "RTL001")
+    assert (match["path"], int(match["line"]), int(match["column"]), match["code"]) == (
+        "a.py",
+        BUGGY_LINE,
+        BUGGY_COLUMN,
+        "RTL001",
+    )
     assert match["name"] == "stale-mirror-snapshot"
     assert line.endswith(" [*]")  # fixable
     assert "Found 1 finding." in run.stderr
@@ -52,9 +58,9 @@ def test_clean_run_exits_zero(project: Path) -> None:
 
 # the push of BUGGY with its snapshot taken under the push lock: vocabulary, and no finding
 LOCKED = BUGGY.replace(
-    "        ctx = self._rt_session.chat_ctx.copy()\n        ctx.add_message(role=\"user\", content=text)\n        await",
+    '        ctx = self._rt_session.chat_ctx.copy()\n        ctx.add_message(role="user", content=text)\n        await',
     "        async with self._rt_chat_ctx_lock:\n            ctx = self._rt_session.chat_ctx.copy()\n"
-    "            ctx.add_message(role=\"user\", content=text)\n            await",
+    '            ctx.add_message(role="user", content=text)\n            await',
 )
 
 
@@ -68,7 +74,10 @@ def test_a_walk_says_which_files_hold_no_vocabulary(project: Path) -> None:
     assert run.stderr.splitlines()[:2] == ["Checked 2 files; 3 more hold no realtime vocabulary.", "Found 1 finding."]
     (project / "a.py").write_text(TOKENLESS)
     run = run_main("--no-cache", ".")
-    assert (run.exit_code, run.stderr) == (0, "Checked 1 file; 4 more hold no realtime vocabulary.\nAll checks passed.\n")
+    assert (run.exit_code, run.stderr) == (
+        0,
+        "Checked 1 file; 4 more hold no realtime vocabulary.\nAll checks passed.\n",
+    )
     (project / "clean.py").unlink()
     run = run_main("--no-cache", ".")
     # nothing was checked, so nothing passed
@@ -154,7 +163,18 @@ def test_json_matches_the_design_schema(project: Path) -> None:
     data = json.loads(run.stdout)
     assert [d["path"] for d in data] == ["a.py", "b.py"]  # stable order
     for item in data:
-        assert set(item) == {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix", "url"}
+        assert set(item) == {
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "code",
+            "name",
+            "message",
+            "fix",
+            "url",
+        }
         assert item["url"] == f"https://github.com/rtlint/rtlint/blob/main/docs/rules/{item['code']}.md"
         assert (item["line"], item["column"], item["code"]) == (BUGGY_LINE, BUGGY_COLUMN, "RTL001")
         assert item["end_line"] >= item["line"] and item["end_column"] > item["column"]

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from rtlint import __version__
-from rtlint.report import docs
 from rtlint.engine import registry
-
-from tests.support.samples import BUGGY, clean_env
+from rtlint.report import docs
 from tests.support.cli import REPO, run_cli, run_main
+from tests.support.samples import BUGGY, clean_env
 
 EXAMPLE = REPO / "examples" / "realtime_agent.py"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -60,7 +59,11 @@ def test_color_auto_on_a_terminal(project: Path) -> None:
         main, secondary = pty.openpty()
         subprocess.run(
             [sys.executable, "-m", "rtlint", "--no-cache", "--no-show-source", "a.py"],
-            stdout=secondary, stderr=subprocess.DEVNULL, cwd=project, env=clean_env(**env), timeout=300,
+            stdout=secondary,
+            stderr=subprocess.DEVNULL,
+            cwd=project,
+            env=clean_env(**env),
+            timeout=300,
         )
         import os
 
@@ -89,7 +92,9 @@ def test_json_and_sarif_carry_the_rule_page(project: Path) -> None:
     assert finding["url"] == docs.rule_url("RTL001")
     sarif = json.loads(run_main("--no-cache", "--format", "sarif", "a.py").stdout)
     descriptors = sarif["runs"][0]["tool"]["driver"]["rules"]
-    assert {d["id"]: d["helpUri"] for d in descriptors} == {code: docs.rule_url(code) for code in registry.known_codes()}
+    assert {d["id"]: d["helpUri"] for d in descriptors} == {
+        code: docs.rule_url(code) for code in registry.known_codes()
+    }
     for descriptor in descriptors:
         # every URL points at a page the repository has
         assert (REPO / "docs" / "rules" / descriptor["helpUri"].rsplit("/", 1)[1]).is_file()
@@ -108,12 +113,17 @@ def test_rule_pages_are_rendered_by_a_command(tmp_path: Path) -> None:
     (folder).mkdir()
     (folder / "RTL999.md").write_text("a rule that no longer exists\n")
     run = subprocess.run(
-        [sys.executable, "-m", "rtlint.report.docs", "--write", str(folder)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "rtlint.report.docs", "--write", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in folder.iterdir()) == sorted(docs.rendered_pages())
     assert f"{folder}/RTL999.md" in run.stdout.splitlines()
-    again = subprocess.run([sys.executable, "-m", "rtlint.report.docs", "--write", str(folder)], capture_output=True, text=True)
+    again = subprocess.run(
+        [sys.executable, "-m", "rtlint.report.docs", "--write", str(folder)], capture_output=True, text=True
+    )
     assert again.stdout == ""  # nothing to change
 
 
@@ -161,8 +171,13 @@ def test_5_fix_counts_what_fixing_uncovers(project: Path) -> None:
     before = run_main("--no-cache", "agent.py")
     assert "[*] 4 fixable with --fix." in before.stderr
     fixed = run_main("--no-cache", "--fix", "agent.py")
-    assert "Fixed 6 findings in 1 file (2 more than reported: fixing uncovers findings that the same run fixes)." in fixed.stderr
-    assert run_main("--no-cache", "--fix", "a.py").stderr == "Checked 1 file.\nFixed 1 finding in 1 file.\n"  # no note when none
+    assert (
+        "Fixed 6 findings in 1 file (2 more than reported: fixing uncovers findings that the same run fixes)."
+        in fixed.stderr
+    )
+    assert (
+        run_main("--no-cache", "--fix", "a.py").stderr == "Checked 1 file.\nFixed 1 finding in 1 file.\n"
+    )  # no note when none
 
 
 def test_6_a_single_unsafe_finding_is_not_one_more(project: Path) -> None:
@@ -171,7 +186,10 @@ def test_6_a_single_unsafe_finding_is_not_one_more(project: Path) -> None:
     assert run.stderr == "Checked 1 file.\nFound 1 finding.\n1 fixable with --fix --unsafe-fixes.\n"
     (project / "b.py").write_text(BUGGY)
     both = run_main("--no-cache", ".")
-    assert both.stderr == "Checked 2 files.\nFound 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
+    assert (
+        both.stderr
+        == "Checked 2 files.\nFound 2 findings.\n[*] 1 fixable with --fix.\n1 more fixable with --fix --unsafe-fixes.\n"
+    )
 
 
 def test_7_unsafe_fixes_without_fix_keeps_the_hint(project: Path) -> None:
@@ -193,7 +211,15 @@ def test_8_help_of_the_subcommands(project: Path) -> None:
 def test_9_every_option_has_help_and_the_terminal_default_is_said(project: Path) -> None:
     text = run_main("--help").stdout
     assert run_main("--help").exit_code == 0
-    for option in ("--format", "--show-source", "--no-show-source", "--color", "--stdin-filename", "--add-noqa", "--show-fixes"):
+    for option in (
+        "--format",
+        "--show-source",
+        "--no-show-source",
+        "--color",
+        "--stdin-filename",
+        "--add-noqa",
+        "--show-fixes",
+    ):
         block = text[text.index(option) :].split("\n  -", 1)[0]
         assert len(block.split()) > 3, f"{option} has no help"
     flat = " ".join(text.split())
@@ -206,7 +232,7 @@ def test_10_config_file_with_a_tool_rtlint_table(project: Path) -> None:
     assert run_main("--no-cache", "--config", "r.toml", "a.py").exit_code == 0
     (project / "flat.toml").write_text('ignore = ["RTL001"]\n')
     assert run_main("--no-cache", "--config", "flat.toml", "a.py").exit_code == 0
-    (project / "other.toml").write_text('[tool.ruff]\nline-length = 99\n')
+    (project / "other.toml").write_text("[tool.ruff]\nline-length = 99\n")
     run = run_main("--no-cache", "--config", "other.toml", "a.py")
     assert run.exit_code == 2 and "has no [tool.rtlint] table" in run.stderr
 

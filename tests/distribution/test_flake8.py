@@ -10,12 +10,20 @@ from pathlib import Path
 import pytest
 
 import rtlint.flake8 as plugin_module
-from rtlint.engine import linter as linter_module
 from rtlint.api import check_source
+from rtlint.engine import linter as linter_module
 from rtlint.flake8 import Plugin
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, CUSTOM_SESSION, TOKENLESS, UNSERIALIZED, flake8, rtlint
 from tests.support.cli import FIXTURES, REPO
+from tests.support.samples import (
+    BUGGY,
+    BUGGY_COLUMN,
+    BUGGY_LINE,
+    CUSTOM_SESSION,
+    TOKENLESS,
+    UNSERIALIZED,
+    flake8,
+    rtlint,
+)
 
 LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>[A-Z]+\d+) (?P<text>.*)$")
 
@@ -29,7 +37,13 @@ def flake8_lines(*paths: str, cwd: Path, select: str = "RTL") -> list[tuple[str,
         match = LINE.match(line)
         assert match, f"not a flake8 line: {line!r}"
         found.append(
-            (str(Path(cwd, match["path"]).resolve()), int(match["line"]), int(match["column"]), match["code"], match["text"])
+            (
+                str(Path(cwd, match["path"]).resolve()),
+                int(match["line"]),
+                int(match["column"]),
+                match["code"],
+                match["text"],
+            )
         )
     return found
 
@@ -74,7 +88,9 @@ def test_printed_line_is_rtlint_text_line(tmp_path: Path) -> None:
     assert printed.returncode == 1 and text.returncode == 1
     # identical but for rtlint's own "[*] fixable" mark
     assert printed.stdout.splitlines() == [line.removesuffix(" [*]") for line in text.stdout.splitlines()]
-    assert printed.stdout.startswith(f"buggy.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001 [stale-mirror-snapshot] snapshot of")
+    assert printed.stdout.startswith(
+        f"buggy.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001 [stale-mirror-snapshot] snapshot of"
+    )
 
 
 def test_suppression_comments_in_both(tmp_path: Path) -> None:
@@ -148,7 +164,9 @@ def test_tool_rtlint_configuration(tmp_path: Path) -> None:
     reported = flake8_lines(".", cwd=tmp_path)
     expected = [as_flake8(f, tmp_path) for f in rtlint_json(".", cwd=tmp_path)]
     assert sorted(reported) == sorted(expected)
-    assert [(Path(r[0]).relative_to(tmp_path.resolve()).as_posix(), r[3]) for r in reported] == [("app/voice.py", "RTL001")]
+    assert [(Path(r[0]).relative_to(tmp_path.resolve()).as_posix(), r[3]) for r in reported] == [
+        ("app/voice.py", "RTL001")
+    ]
 
     # the rtlint-config option points the plugin at another configuration
     (tmp_path / "other.toml").write_text("select = []\n")

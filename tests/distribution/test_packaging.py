@@ -12,7 +12,18 @@ from tests.support.cli import REPO
 
 def test_wheel_ships_rules_as_rtlint_rules(tmp_path: Path) -> None:
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -29,7 +40,12 @@ def test_wheel_ships_rules_as_rtlint_rules(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert "rules" not in tops and "tests" not in tops and "fixtures" not in tops
-    for module in ("rtl001_stale_mirror_snapshot", "rtl002_late_local_commit", "rtl003_abandoned_items_guard", "rtl004_unserialized_push"):
+    for module in (
+        "rtl001_stale_mirror_snapshot",
+        "rtl002_late_local_commit",
+        "rtl003_abandoned_items_guard",
+        "rtl004_unserialized_push",
+    ):
         assert f"rtlint/rules/{module}.py" in names
     metadata = next(n for n in names if n.endswith("entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(metadata).decode()

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from rtlint.api import fix_source
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, run
 from tests.support.cli import REPO
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, run
 
 pytest.importorskip("pre_commit", reason="pre-commit is not installed")
 if shutil.which("git") is None:  # pragma: no cover

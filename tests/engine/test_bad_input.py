@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 from tests.support.cli import Run, run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 
 # A file whose realtime bug sits at the end: the analysis must reach it.
 TAIL_BUG = BUGGY.split("\n\n\n", 1)[1]  # the class, without the import
@@ -42,7 +42,9 @@ def cli(*args: str, cwd: Path, timeout: float = 120) -> tuple[Run, float, int]:
     )
     elapsed = time.monotonic() - start
     stderr, _, peak = process.stderr.rpartition("\n@peak-mib ")
-    assert peak.strip().isdigit(), f"rtlint did not finish normally (status {process.returncode}):\n{process.stderr[-3000:]}"
+    assert peak.strip().isdigit(), (
+        f"rtlint did not finish normally (status {process.returncode}):\n{process.stderr[-3000:]}"
+    )
     return Run(process.returncode, process.stdout, stderr), elapsed, int(peak)
 
 
@@ -311,7 +313,10 @@ def test_compiler_warnings_are_neither_printed_nor_errors(project: Path) -> None
     (project / "warn.py").write_text('x = 1(2)\ny = "\\d"\n' + BUGGY)
     process = subprocess.run(
         [sys.executable, "-W", "error", "-m", "rtlint", "--no-cache", "warn.py"],
-        cwd=project, capture_output=True, text=True, timeout=120,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "RTL900" not in process.stdout, process.stdout
     assert f"warn.py:{BUGGY_LINE + 2}:{BUGGY_COLUMN}: RTL001" in process.stdout
@@ -350,10 +355,10 @@ NEWER_SYNTAX = {
     "pep695-generic-def": "def first[T](items: list[T]) -> T:\n    return items[0]\n",
     "pep695-generic-class": "class Box[T: (int, str), *Ts, **P]:\n    pass\n",
     "pep701-fstring-quotes": "def f(d):\n    return f\"{d[\"key\"]} {'\\n'.join(['a'])}\"\n",
-    "pep701-fstring-nested": "def f(x):\n    return f\"{f\"{f\"{x:>{10}}\"}\"}\"\n",
-    "pep701-fstring-multiline": "def f(x):\n    return f\"{\n        x  # a comment inside\n    }\"\n",
+    "pep701-fstring-nested": 'def f(x):\n    return f"{f"{f"{x:>{10}}"}"}"\n',
+    "pep701-fstring-multiline": 'def f(x):\n    return f"{\n        x  # a comment inside\n    }"\n',
     "pep758-except-list": "def f():\n    try:\n        pass\n    except ValueError, TypeError:\n        pass\n",
-    "pep750-t-string": "def f(name):\n    return t\"hello {name}\"\n",
+    "pep750-t-string": 'def f(name):\n    return t"hello {name}"\n',
     "except-star": "def f():\n    try:\n        pass\n    except* OSError:\n        pass\n",
 }
 
@@ -383,4 +388,3 @@ def test_newer_syntax_inside_the_method_with_the_bug(project: Path) -> None:
     (project / "new.py").write_text(text)
     run = run_main("--no-cache", "new.py")
     assert finding_lines(run) and finding_lines(run)[0].startswith(f"new.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001")
-

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from rtlint.engine import config as config_module
-
-from tests.support.samples import BUGGY
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY
 
 
 @pytest.fixture
@@ -37,6 +36,12 @@ def test_outside_the_folder_nothing_excludes(project: Path, tmp_path: Path) -> N
     assert config.is_excluded(elsewhere)  # the walk's test, on the absolute path
     assert not config.excludes_buffer(elsewhere)
     run = run_main(
-        "--no-cache", "--config", str(project / "pyproject.toml"), "--stdin-filename", str(elsewhere), "-", stdin=BUGGY.encode()
+        "--no-cache",
+        "--config",
+        str(project / "pyproject.toml"),
+        "--stdin-filename",
+        str(elsewhere),
+        "-",
+        stdin=BUGGY.encode(),
     )
     assert "RTL001" in run.stdout

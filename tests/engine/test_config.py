@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.samples import BUGGY, CUSTOM_SESSION
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY, CUSTOM_SESSION
 
 
 @pytest.fixture

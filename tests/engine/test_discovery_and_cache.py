@@ -11,9 +11,8 @@ import pytest
 from rtlint.api import check_source
 from rtlint.engine.config import Config
 from rtlint.engine.linter import RuleSet
-
-from tests.support.samples import BUGGY, TOKENLESS
 from tests.support.cli import FIXTURES, run_main
+from tests.support.samples import BUGGY, TOKENLESS
 
 
 @pytest.fixture
@@ -31,8 +30,15 @@ def test_gitignore_venvs_and_build_folders_are_skipped(project: Path) -> None:
     (project / ".git").mkdir()
     (project / ".gitignore").write_text("ignored/\n*_gen.py\n!keep_gen.py\n")
     for relative in [
-        "src/a.py", "ignored/b.py", "src/x_gen.py", "src/keep_gen.py", "build/c.py",
-        ".venv/lib/d.py", "env/lib/e.py", "node_modules/f.py", "src/nested/g.py",
+        "src/a.py",
+        "ignored/b.py",
+        "src/x_gen.py",
+        "src/keep_gen.py",
+        "build/c.py",
+        ".venv/lib/d.py",
+        "env/lib/e.py",
+        "node_modules/f.py",
+        "src/nested/g.py",
     ]:
         path = project / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,7 +101,9 @@ def test_cache_hit_and_invalidation(project: Path, monkeypatch: pytest.MonkeyPat
     target.write_text(BUGGY)
     processed = []
     original = runner.Runner.process
-    monkeypatch.setattr(runner.Runner, "process", lambda self, job: processed.append(job.display) or original(self, job))
+    monkeypatch.setattr(
+        runner.Runner, "process", lambda self, job: processed.append(job.display) or original(self, job)
+    )
 
     first = run_main("a.py")
     second = run_main("a.py")
@@ -107,7 +115,9 @@ def test_cache_hit_and_invalidation(project: Path, monkeypatch: pytest.MonkeyPat
     run_main("a.py")
     assert processed == ["a.py", "a.py"]
 
-    (project / "pyproject.toml").write_text('[tool.rtlint]\nsession-names = ["_rt_session", "_voice"]\n')  # config change
+    (project / "pyproject.toml").write_text(
+        '[tool.rtlint]\nsession-names = ["_rt_session", "_voice"]\n'
+    )  # config change
     run_main("a.py")
     assert processed == ["a.py"] * 3
 

@@ -23,12 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.engine import writing
 from rtlint.api import fix_source
+from rtlint.engine import writing
 from rtlint.engine.runner import Runner
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE
 
 FIXED = fix_source(BUGGY, "agent.py").text
 TEMP_SUFFIX = ".rtlint-tmp"
@@ -78,7 +77,9 @@ def test_crashing_fix_leaves_the_file_untouched(project: Path, test_rules: None)
     run = run_main("--no-cache", "--fix", "crash.py")
     assert run.exit_code == 2
     assert (project / "crash.py").read_text() == "rtlint_marker(1)\nrtlint_crash_fix()\n"
-    assert "rtlint: error: crash.py: RTL804 fix crashed: ZeroDivisionError: the test fix crashed on purpose" in run.stderr
+    assert (
+        "rtlint: error: crash.py: RTL804 fix crashed: ZeroDivisionError: the test fix crashed on purpose" in run.stderr
+    )
 
 
 def test_fix_that_does_not_remove_its_finding_is_refused(project: Path, test_rules: None) -> None:
@@ -94,7 +95,9 @@ def test_crashing_rule_is_an_internal_error_and_the_others_still_run(project: Pa
     (project / "b.py").write_text(BUGGY)
     run = run_main("--no-cache", "a.py", "b.py")
     assert run.exit_code == 2
-    assert "a.py:1:1: RTL902 [internal-error] RTL803 crashed: RuntimeError: the test rule crashed on purpose" in run.stdout
+    assert (
+        "a.py:1:1: RTL902 [internal-error] RTL803 crashed: RuntimeError: the test rule crashed on purpose" in run.stdout
+    )
     assert "a.py:2:1: RTL801 [test-good-fix]" in run.stdout
     assert f"b.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001" in run.stdout
     assert "Traceback" not in run.stderr
@@ -123,7 +126,9 @@ def _after_processing(monkeypatch: pytest.MonkeyPatch, action) -> None:
     monkeypatch.setattr(Runner, "process", process)
 
 
-def test_file_modified_between_read_and_write_is_not_overwritten(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_modified_between_read_and_write_is_not_overwritten(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (project / "agent.py").write_text(BUGGY)
     (project / "other.py").write_text(BUGGY)
     edited = BUGGY + "# the user's edit\n"
@@ -279,7 +284,14 @@ def _temporary_fds(monkeypatch: pytest.MonkeyPatch) -> set[int]:
     return created
 
 
-FAULTS = ["disk-full-on-write", "disk-full-on-fsync", "chmod-fails", "rename-fails", "rename-interrupted", "fsync-interrupted"]
+FAULTS = [
+    "disk-full-on-write",
+    "disk-full-on-fsync",
+    "chmod-fails",
+    "rename-fails",
+    "rename-interrupted",
+    "fsync-interrupted",
+]
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -409,7 +421,11 @@ def test_signal_during_fix_leaves_every_file_whole(tmp_path: Path, signum: int, 
         assert states["fixed"] == 300
     # whatever was interrupted, the next run finishes the job
     again = subprocess.run(
-        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "agents"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "agents"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert again.returncode == 0, again.stderr
     assert all(path.read_text() == FIXED for path in folder.iterdir())
@@ -485,7 +501,11 @@ def test_fixes_run_in_a_subprocess_too(project: Path) -> None:
     (project / "locked.py").write_text(BUGGY)
     (project / "locked.py").chmod(0o444)
     process = subprocess.run(
-        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "locked.py"], cwd=project, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "locked.py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert process.returncode == 2
     assert "locked.py: not written: the file is read-only" in process.stderr

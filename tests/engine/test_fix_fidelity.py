@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -56,21 +56,21 @@ def tail():
 '''
 
 EXPECTED = BASE.replace(
-    '''        self._label = "cafe"
-''',
-    '''        self._label = "cafe"
+    """        self._label = "cafe"
+""",
+    """        self._label = "cafe"
         self._rt_chat_ctx_lock = asyncio.Lock()
-''',
+""",
 ).replace(
-    '''        ctx = self._rt_session.chat_ctx.copy()  # cafe snapshot
+    """        ctx = self._rt_session.chat_ctx.copy()  # cafe snapshot
         ctx.add_message(role="user", content=text + " cafe")
         await self._rt_session.update_chat_ctx(ctx)
-''',
-    '''        async with self._rt_chat_ctx_lock:
+""",
+    """        async with self._rt_chat_ctx_lock:
             ctx = self._rt_session.chat_ctx.copy()  # cafe snapshot
             ctx.add_message(role="user", content=text + " cafe")
             await self._rt_session.update_chat_ctx(ctx)
-''',
+""",
 )
 
 
@@ -96,8 +96,14 @@ LAYOUTS: dict[str, Callable[[str], bytes]] = {
     "cr": lambda t: _utf8(t.replace("\n", "\r")),
     "utf8-bom": lambda t: codecs.BOM_UTF8 + _utf8(t),
     "utf8-bom-crlf-cookie": lambda t: codecs.BOM_UTF8 + _utf8(("# -*- coding: utf-8 -*-\n" + t).replace("\n", "\r\n")),
-    "latin-1-cookie": lambda t: ("# -*- coding: latin-1 -*-\n" + t.replace("cafe", "caf\xe9 \xa4\xbd")).encode("latin-1"),
-    "cp1252-cookie-crlf": lambda t: ("# vim: set fileencoding=cp1252 :\n" + t.replace("cafe", "caf\xe9 \u20ac")).replace("\n", "\r\n").encode("cp1252"),
+    "latin-1-cookie": lambda t: ("# -*- coding: latin-1 -*-\n" + t.replace("cafe", "caf\xe9 \xa4\xbd")).encode(
+        "latin-1"
+    ),
+    "cp1252-cookie-crlf": lambda t: (
+        ("# vim: set fileencoding=cp1252 :\n" + t.replace("cafe", "caf\xe9 \u20ac"))
+        .replace("\n", "\r\n")
+        .encode("cp1252")
+    ),
     "utf8-non-ascii": lambda t: _utf8(t.replace("cafe", "caf\xe9 \u65e5\u672c \U0001f600")),
     "tabs": lambda t: _utf8(_tabs(t)),
     "tabs-crlf": lambda t: _utf8(_tabs(t).replace("\n", "\r\n")),
@@ -149,7 +155,9 @@ def test_diff_changes_nothing_and_shows_the_edit(project: Path, layout: str) -> 
     assert [line[1:].strip() for line in added] == [
         "self._rt_chat_ctx_lock = asyncio.Lock()",
         "async with self._rt_chat_ctx_lock:",
-        "ctx = self._rt_session.chat_ctx.copy()  # " + ("caf\xe9 \xa4\xbd" if "latin" in layout else "cafe") + " snapshot",
+        "ctx = self._rt_session.chat_ctx.copy()  # "
+        + ("caf\xe9 \xa4\xbd" if "latin" in layout else "cafe")
+        + " snapshot",
         'ctx.add_message(role="user", content=text + " ' + ("caf\xe9 \xa4\xbd" if "latin" in layout else "cafe") + '")',
         "await self._rt_session.update_chat_ctx(ctx)",
     ]
@@ -177,9 +185,9 @@ def test_mixed_line_endings_are_kept_line_by_line(project: Path) -> None:
     after = result.splitlines(keepends=True)
     # every line outside the edited statements is in the result, ending and all, in order
     edited = {
-        '        ctx = self._rt_session.chat_ctx.copy()  # cafe snapshot',
+        "        ctx = self._rt_session.chat_ctx.copy()  # cafe snapshot",
         '        ctx.add_message(role="user", content=text + " cafe")',
-        '        await self._rt_session.update_chat_ctx(ctx)',
+        "        await self._rt_session.update_chat_ctx(ctx)",
     }
     kept = [line for line in before if line.rstrip("\r\n") not in edited]
     remaining = iter(after)
@@ -188,7 +196,7 @@ def test_mixed_line_endings_are_kept_line_by_line(project: Path) -> None:
     # the edited statements keep their own endings
     for line in before:
         if line.rstrip("\r\n") in edited:
-            ending = line[len(line.rstrip("\r\n")):]
+            ending = line[len(line.rstrip("\r\n")) :]
             assert "    " + line.rstrip("\r\n") + ending in after
 
 
@@ -202,7 +210,7 @@ ODD = (
     + b"if True:\r\n"
     + b" \tx = [1,\t2,\\\r\n      3]   \r\n"
     + b" \trtlint_marker(x,  'caf\xc3\xa9')   # keep me \xe2\x82\xac\r\n"
-    + b" \ty = \'\'\'\r\n  multi \x0c line\n\'\'\'\n"
+    + b" \ty = '''\r\n  multi \x0c line\n'''\n"
     + b"\x0c    \n"
     + b"rtlint_marker()\r"
     + b"z = 1  "

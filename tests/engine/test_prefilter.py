@@ -14,7 +14,6 @@ import pytest
 from rtlint.engine import runner
 from rtlint.engine.config import Config
 from rtlint.engine.linter import RuleSet, _occurs
-
 from tests.support.wheels import unpacked
 
 

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.engine import writing
 from rtlint.api import fix_source
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, clean_env
-from tests.support.cli import REPO, run_cli, run_main
+from rtlint.engine import writing
 from tests.distribution.test_flake8 import flake8_lines
+from tests.support.cli import REPO, run_cli, run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, clean_env
 
 FIXED = fix_source(BUGGY, "agent.py").text
 
@@ -32,7 +31,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def python_m_rtlint(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     env = clean_env(RTLINT_EXTRA_RULES="tests.support.fault_rules", PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "rtlint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rtlint", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 # -- a dead worker -------------------------------------------------------------------------------
@@ -44,7 +45,10 @@ def test_a_dead_worker_is_an_error_for_its_file_only(project: Path) -> None:
     (project / "agent_07.py").write_text(BUGGY + "rtlint_die_in_worker()\n")
     process = python_m_rtlint("--no-cache", "--jobs", "2", ".", cwd=project)
     assert process.returncode == 2
-    assert "rtlint: error: agent_07.py: not linted: the worker process linting it died (killed by SIGKILL)" in process.stderr
+    assert (
+        "rtlint: error: agent_07.py: not linted: the worker process linting it died (killed by SIGKILL)"
+        in process.stderr
+    )
     reported = {line.split(":")[0] for line in process.stdout.splitlines()}
     assert reported == {f"agent_{i:02d}.py" for i in range(20) if i != 7}
     assert "Traceback" not in process.stderr
@@ -128,7 +132,7 @@ def test_a_file_reached_twice_is_linted_and_fixed_once(project: Path) -> None:
 
 def test_a_broken_nested_configuration_is_an_error(project: Path) -> None:
     (project / "sub").mkdir()
-    (project / "sub" / ".rtlint.toml").write_text('unknown-key = 1\n')
+    (project / "sub" / ".rtlint.toml").write_text("unknown-key = 1\n")
     (project / "sub" / "b.py").write_text(BUGGY)
     run = run_main("--no-cache", ".")
     assert run.exit_code == 2 and "unknown configuration key(s)" in run.stderr

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from rtlint import api
-from rtlint.engine.config import Config
 from rtlint.engine import fixer
+from rtlint.engine.config import Config
 from rtlint.engine.fixer import attach_fixes
 from rtlint.engine.linter import RuleSet
-
 from tests.support.wheels import agent_activity
 
 

@@ -23,7 +23,9 @@ def _e501(ruff: Path, folder: Path) -> list[str]:
     """The E501 messages of ruff in `folder`, without line numbers (a fix moves lines)."""
     process = subprocess.run(
         [str(ruff), "check", "--no-cache", "--select", "E501", "--output-format", "concise", "."],
-        cwd=folder, capture_output=True, text=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
     )
     found = re.findall(r"^(\S+?):\d+:\d+: (E501 .*)$", process.stdout, re.M)
     return sorted(f"{path}: {message}" for path, message in found)
@@ -92,7 +94,7 @@ def test_fixed_code_passes_black_check(tmp_path: Path) -> None:
     fixed = sample.read_text()
     assert "async with self._rt_chat_ctx_lock:" in fixed
     # re-indented under the lock, the add_message call is 4 longer: broken again to fit 60
-    assert "                role=\"assistant\",\n" in fixed
+    assert '                role="assistant",\n' in fixed
     assert subprocess.run(check, cwd=tmp_path, capture_output=True).returncode == 0, fixed
 
 
@@ -104,7 +106,7 @@ ISORT_CASES = {
     "stdlib before and after": "import logging\nimport typing\n\nfrom livekit.agents import llm\n",
     "from-imports only": "from dataclasses import dataclass\n\nfrom livekit.agents import llm\n",
 }
-ISORT_BODY = '''
+ISORT_BODY = """
 
 class Agent:
     def __init__(self, session) -> None:
@@ -115,7 +117,7 @@ class Agent:
         chat_ctx = self._rt_session.chat_ctx.copy()
         chat_ctx.items.append(item)
         await self._rt_session.update_chat_ctx(chat_ctx)
-'''
+"""
 
 
 @pytest.mark.parametrize("imports", ISORT_CASES.values(), ids=ISORT_CASES.keys())

@@ -9,7 +9,6 @@ import pytest
 
 from rtlint.engine import config as config_module
 from rtlint.fix.linelength import DEFAULT, line_length
-
 from tests.support.cli import run_main
 
 
@@ -63,7 +62,7 @@ def test_rtlint_line_length_is_validated(tmp_path: Path) -> None:
             config_module.from_table({"line-length": bad}, tmp_path)
 
 
-SAMPLE = '''import asyncio
+SAMPLE = """import asyncio
 
 
 class Agent:
@@ -74,7 +73,7 @@ class Agent:
         ctx = self._rt_session.chat_ctx.copy()
         ctx.add_message(role="user", content=text + " and more")
         await self._rt_session.update_chat_ctx(ctx)
-'''
+"""
 
 
 def test_cli_fix_uses_tool_rtlint_line_length(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,13 +83,16 @@ def test_cli_fix_uses_tool_rtlint_line_length(tmp_path: Path, monkeypatch: pytes
     run = run_main("--no-cache", "--fix", "agent.py")
     assert run.exit_code == 0, run.stderr
     fixed = (tmp_path / "agent.py").read_text()
-    assert "            ctx.add_message(\n                role=\"user\", content=text + \" and more\"\n            )\n" in fixed
+    assert (
+        '            ctx.add_message(\n                role="user", content=text + " and more"\n            )\n'
+        in fixed
+    )
     assert max(len(line) for line in fixed.splitlines()) <= 60
     assert run_main("--no-cache", "--fix", "agent.py").exit_code == 0
     assert (tmp_path / "agent.py").read_text() == fixed  # a second --fix changes nothing
 
 
-APP = '''from livekit.agents import Agent
+APP = """from livekit.agents import Agent
 
 
 class KnowledgeAgent(Agent):
@@ -99,10 +101,12 @@ class KnowledgeAgent(Agent):
         for doc in docs:
             turn_ctx.add_message(role="assistant", content=doc.text)
         await self.update_chat_ctx(turn_ctx)
-'''
+"""
 
 
-def test_findings_left_after_broken_lines_cite_the_written_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_findings_left_after_broken_lines_cite_the_written_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a fix above grows by the lines it breaks; a finding it leaves below says "the await at
     # line N": N must be the line in the file as written, as a fresh check reports it
     monkeypatch.chdir(tmp_path)

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rtlint.fix import cstedit
 from rtlint.api import check_source, fix_source
+from rtlint.fix import cstedit
 from rtlint.fix.edits import apply_edits, diff_edits
 from rtlint.fix.skeleton import NeedsDefinitions, build, graft, needed_for
 
 FILLER = "".join(f"        value_{i} = {i}\n" for i in range(12))
-SOURCE = f'''import asyncio
+SOURCE = f"""import asyncio
 
 
 class Activity:
@@ -32,7 +32,7 @@ class Activity:
 {FILLER}
     async def other(self):
 {FILLER}        return value_2
-'''
+"""
 
 
 def test_the_skeleton_stubs_the_functions_no_fix_needs() -> None:
@@ -107,7 +107,9 @@ def test_diff_edits_turn_one_text_into_the_other(old: list[str], new: list[str])
 
 def test_diff_edits_are_local_in_a_big_file() -> None:
     before = "".join(f"line_{i} = {i}\n" for i in range(5000))
-    after = before.replace("line_10 = 10\n", "line_10 = 10\nadded = 1\n").replace("line_4000 = 4000\n", "    line_4000 = 4000\n")
+    after = before.replace("line_10 = 10\n", "line_10 = 10\nadded = 1\n").replace(
+        "line_4000 = 4000\n", "    line_4000 = 4000\n"
+    )
     edits = diff_edits(before, after)
     assert [(e.line, e.end_line, e.content) for e in edits] == [
         (12, 12, "added = 1\n"),

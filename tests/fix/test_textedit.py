@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.engine import fixer
 from rtlint.api import _rules
+from rtlint.core.source import Source
+from rtlint.engine import fixer
 from rtlint.engine.fixer import attach_fixes, fix_text
 from rtlint.engine.linter import lint_text
-from rtlint.core.source import Source
-
 from tests.support.cli import FIXTURES
 from tests.support.wheels import agent_activity
 
@@ -130,7 +129,9 @@ def test_reformatted_releases_are_fixed_the_same_on_the_text(version, layout, tm
 
     target = tmp_path / "agent_activity.py"
     target.write_bytes(agent_activity(version).read_bytes())
-    subprocess.run([str(formatter_bin("ruff")), "format", "-q", "--isolated", "--config", layout, str(target)], check=True)
+    subprocess.run(
+        [str(formatter_bin("ruff")), "format", "-q", "--isolated", "--config", layout, str(target)], check=True
+    )
     text = Source.from_bytes(target.read_bytes()).text
     counter = _agree_on(text, monkeypatch)
     assert counter.made >= 1 and counter.declined == 0
@@ -146,7 +147,13 @@ def test_releases_with_comments_put_in_are_fixed_the_same(version, seed, monkeyp
 
     text = Source.from_bytes(agent_activity(version).read_bytes()).text
     lines = text.splitlines(keepends=True)
-    starts = sorted({n.lineno for n in ast.walk(ast.parse(text)) if isinstance(n, ast.stmt) and not getattr(n, "decorator_list", None)})
+    starts = sorted(
+        {
+            n.lineno
+            for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.stmt) and not getattr(n, "decorator_list", None)
+        }
+    )
     chance = random.Random(seed)
     for line_number in sorted(chance.sample(starts, 60), reverse=True):
         line = lines[line_number - 1]
@@ -172,7 +179,9 @@ def _loads_libcst(source: Path, *flags: str) -> tuple[bool, str]:
         "assert result.applied and result.failure is None, result.failure\n"
         "print('libcst' in sys.modules)\n"
     )
-    done = subprocess.run([sys.executable, *flags, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
     return done.stdout.strip() == "True", done.stdout
 
 
@@ -199,7 +208,9 @@ def test_reformatted_fixtures_are_fixed_the_same_on_the_text(layout, tmp_path, m
 
     for sample in _samples():
         shutil.copy(sample, tmp_path / f"{sample.parent.name}_{sample.name}")
-    subprocess.run([str(formatter_bin("ruff")), "format", "-q", "--isolated", "--config", layout, str(tmp_path)], check=True)
+    subprocess.run(
+        [str(formatter_bin("ruff")), "format", "-q", "--isolated", "--config", layout, str(tmp_path)], check=True
+    )
     counter = _Counting(monkeypatch)
     differ = []
     for copy in sorted(tmp_path.glob("*.py")):

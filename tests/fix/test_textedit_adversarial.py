@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rtlint.fix import cstedit
 from rtlint.core.fixplan import CannotFix
 from rtlint.engine.fixer import _render
+from rtlint.fix import cstedit
 from rtlint.fix.textedit import NeedsTree, TextEditor
 from rtlint.fix.wrap import fit_region
 from rules._edits import widen_guard
@@ -51,7 +51,11 @@ def _paths(tree: ast.Module) -> list[tuple]:
 def _node(tree: ast.Module, path: tuple) -> ast.stmt:
     node: ast.AST = tree
     for step in path:
-        node = getattr(node, step[0])[step[1]].body[step[2]] if step[0] in ("handlers", "cases") else getattr(node, step[0])[step[1]]
+        node = (
+            getattr(node, step[0])[step[1]].body[step[2]]
+            if step[0] in ("handlers", "cases")
+            else getattr(node, step[0])[step[1]]
+        )
     return node  # type: ignore[return-value]
 
 
@@ -61,7 +65,14 @@ def _ops(text: str) -> list[tuple]:
     paths = _paths(tree)
     ops: list[tuple] = []
     for path in paths:
-        ops += [("before", path), ("nested", path), ("after", path), ("remove", path), ("import", path, False), ("import", path, True)]
+        ops += [
+            ("before", path),
+            ("nested", path),
+            ("after", path),
+            ("remove", path),
+            ("import", path, False),
+            ("import", path, True),
+        ]
         stmt = _node(tree, path)
         if isinstance(stmt, (ast.If, ast.While)):
             for node in ast.walk(stmt.test):
@@ -175,7 +186,9 @@ SHAPES = {
     "compound statements to move": "def f():\n    x = 0\n    try:\n        a()\n    except E:  # why\n        b()\n    else:\n        c()\n    # after try\n    y = 1\n    with m:\n        if n:\n            o()\n",
     "a line of white space": "def f():\n    a = 1\n    \n    b = 2\n",
     "mixed indentation": "def f():\n    a = 1\n    if b:\n      c = 2\n      if d:\n         e = 3\n    g = 4\n",
-    "long lines": "def f():\n    a = " + "+".join(["x"] * 30) + "\n    b = \"# not a comment\"  # real\n    if \"ü\" and self.ready and not self.closed:\n        c = 1\n",
+    "long lines": "def f():\n    a = "
+    + "+".join(["x"] * 30)
+    + '\n    b = "# not a comment"  # real\n    if "ü" and self.ready and not self.closed:\n        c = 1\n',
 }
 
 
@@ -205,7 +218,10 @@ def test_an_insertion_ending_a_block_is_not_repeated_by_a_wrap_after_it() -> Non
     """A wrap whose first statement has no leading lines read the insertion at the end of
     the block before it as its leading lines, and wrote it twice."""
     text = "class A:\n    class B:\n        x = 1\n    def h(self):\n        pass\n"
-    ops = [("wrap", (("body", 0), ("body", 1)), (("body", 0), ("body", 1))), ("import", (("body", 0), ("body", 0), ("body", 0)), True)]
+    ops = [
+        ("wrap", (("body", 0), ("body", 1)), (("body", 0), ("body", 1))),
+        ("import", (("body", 0), ("body", 0), ("body", 0)), True),
+    ]
     expected = "class A:\n    class B:\n        x = 1\n        import contextlib\n    async with self._lock:\n        def h(self):\n            pass\n"
     assert by_libcst(text, ops) == expected
     assert by_text(text, ops) == expected
@@ -223,10 +239,22 @@ def test_an_import_inserted_before_where_one_is_inserted_after() -> None:
 @pytest.mark.parametrize(
     "text, last, expected",
     [
-        ("def f():\n    pass\n\ndef g():\n    ...\n", 1, "async with self._lock:\n    def f():\n        pass\n    \n    def g():\n        ...\n"),
+        (
+            "def f():\n    pass\n\ndef g():\n    ...\n",
+            1,
+            "async with self._lock:\n    def f():\n        pass\n    \n    def g():\n        ...\n",
+        ),
         ("x = [\n\n    1,\n]\n", 0, "async with self._lock:\n    x = [\n    \n        1,\n    ]\n"),
-        ("@a\n\n@b\ndef f():\n    a = 1\n\n    b = 2\n", 0, "async with self._lock:\n    @a\n    \n    @b\n    def f():\n        a = 1\n\n        b = 2\n"),
-        ("if a:\n    b = 1\n\nelse:\n\n    c = 2\n", 0, "async with self._lock:\n    if a:\n        b = 1\n    \n    else:\n\n        c = 2\n"),
+        (
+            "@a\n\n@b\ndef f():\n    a = 1\n\n    b = 2\n",
+            0,
+            "async with self._lock:\n    @a\n    \n    @b\n    def f():\n        a = 1\n\n        b = 2\n",
+        ),
+        (
+            "if a:\n    b = 1\n\nelse:\n\n    c = 2\n",
+            0,
+            "async with self._lock:\n    if a:\n        b = 1\n    \n    else:\n\n        c = 2\n",
+        ),
         ("x = 1\r\n\r\ny = 2\r\n", 1, "async with self._lock:\r\n    x = 1\r\n    \r\n    y = 2\r\n"),
     ],
 )
@@ -273,12 +301,17 @@ def test_an_insertion_after_the_last_line_without_a_final_newline() -> None:
     """The splice of LibCST's code ran the inserted code on from the last line."""
     text = "def f():\n    if b:\n        c = 2"
     ops = [("after", DEF + (("body", 0), ("body", 0)))]
-    assert by_libcst(text, ops) == "def f():\n    if b:\n        c = 2\n        with suppress(E):\n            r.remove(x)"
+    assert (
+        by_libcst(text, ops) == "def f():\n    if b:\n        c = 2\n        with suppress(E):\n            r.remove(x)"
+    )
     assert by_text(text, ops) is None
 
 
 _SAME_CODE_TWICE = "def f():\n    a = 1\n    x = 1\n    b = 2\n    x = 1\n"
-_BOTH_TO_THE_TOP = [("move", DEF + (("body", 1),), DEF + (("body", 0),)), ("move", DEF + (("body", 3),), DEF + (("body", 0),))]
+_BOTH_TO_THE_TOP = [
+    ("move", DEF + (("body", 1),), DEF + (("body", 0),)),
+    ("move", DEF + (("body", 3),), DEF + (("body", 0),)),
+]
 
 
 def test_two_statements_of_the_same_code_moved_to_one_place_are_left_to_libcst() -> None:
@@ -316,7 +349,10 @@ LONG_FITTED = "    a = (\n" + "".join(f"        {'+' if i else ''}x\n" for i in 
         # so the fit breaks it, though it stands where it stood
         ([("move", DEF + (("body", 0),), DEF + (("body", 1),))], "def f():\n" + LONG_FITTED + "    b = 2\n"),
         # the short one moved before the long one: only it is new, the long one is kept
-        ([("move", DEF + (("body", 1),), DEF + (("body", 0),))], "def f():\n    b = 2\n" + LONG.split("\n", 1)[1].split("    b = 2\n")[0]),
+        (
+            [("move", DEF + (("body", 1),), DEF + (("body", 0),))],
+            "def f():\n    b = 2\n" + LONG.split("\n", 1)[1].split("    b = 2\n")[0],
+        ),
         # an import before the function: LibCST's splice region is the whole function, in
         # which the moved long statement is where it was, and is kept
         (
@@ -335,16 +371,43 @@ def test_the_line_length_fit_sees_the_regions_libcst_splices(ops, expected: str)
 # -- generated programs ---------------------------------------------------------------------
 
 SIMPLE = [
-    "a{i} = {i}", "x{i} = 'é日{i}'  # ü", "await self.c{i}(\n{c}1,\n{c}'x',\n)", "v{i} = f(1,\n{c}# in\n{c}2)",
-    's{i} = """t\n  in\n"""', "t{i} = 1 + \\\n{c}2", "pass", "...", "global g{i}", "return", "del d{i}",
-    "y{i} = [\n\n{c}1]", "z{i} = {{'k': 1}}  # \\", "if self.ready and not self.closed{i}: q()",
-    "a{i} = 1; b{i} = 2", "def h{i}(): return 1", 'f{i} = f"""{{x}}\n{{y}}"""', "(p{i},\n{c}q{i}) = 1, 2",
+    "a{i} = {i}",
+    "x{i} = 'é日{i}'  # ü",
+    "await self.c{i}(\n{c}1,\n{c}'x',\n)",
+    "v{i} = f(1,\n{c}# in\n{c}2)",
+    's{i} = """t\n  in\n"""',
+    "t{i} = 1 + \\\n{c}2",
+    "pass",
+    "...",
+    "global g{i}",
+    "return",
+    "del d{i}",
+    "y{i} = [\n\n{c}1]",
+    "z{i} = {{'k': 1}}  # \\",
+    "if self.ready and not self.closed{i}: q()",
+    "a{i} = 1; b{i} = 2",
+    "def h{i}(): return 1",
+    'f{i} = f"""{{x}}\n{{y}}"""',
+    "(p{i},\n{c}q{i}) = 1, 2",
 ]
 COMPOUND = [
-    "if self.ready{i}:", "if c{i}:|else:", "if c{i}:|elif self.d{i}:|else:", "for x{i} in y:|else:", "while self.w{i}:|else:",
-    "try:|except E:|finally:", "try:|except* E:", "try:|except E as e:|else:|finally:", "with o{i}:", "async with o{i}:",
-    "async for a{i} in b:", "def f{i}():", "@d\n# between\n@e(\n{c}1)\ndef g{i}():", "class K{i}:", "match m{i}:",
-    "if c{i}:  # hc|else:  # ec", "if c{i}:|# before else\nelse:",
+    "if self.ready{i}:",
+    "if c{i}:|else:",
+    "if c{i}:|elif self.d{i}:|else:",
+    "for x{i} in y:|else:",
+    "while self.w{i}:|else:",
+    "try:|except E:|finally:",
+    "try:|except* E:",
+    "try:|except E as e:|else:|finally:",
+    "with o{i}:",
+    "async with o{i}:",
+    "async for a{i} in b:",
+    "def f{i}():",
+    "@d\n# between\n@e(\n{c}1)\ndef g{i}():",
+    "class K{i}:",
+    "match m{i}:",
+    "if c{i}:  # hc|else:  # ec",
+    "if c{i}:|# before else\nelse:",
 ]
 GAPS = ["", "", "", "# c", "#deep", "#shallow", "#col0", "blank", "blank2"]
 
@@ -356,7 +419,13 @@ def _block(rnd: random.Random, depth: int, indent: str, unit: str, counter: list
         counter[0] += 1
         i = counter[0]
         gap = rnd.choice(GAPS)
-        lines += {"# c": [indent + "# c"], "#deep": [indent + unit + "# deep"], "#col0": ["# col0"], "blank": [""], "blank2": ["", ""]}.get(gap, [])
+        lines += {
+            "# c": [indent + "# c"],
+            "#deep": [indent + unit + "# deep"],
+            "#col0": ["# col0"],
+            "blank": [""],
+            "blank2": ["", ""],
+        }.get(gap, [])
         if gap == "#shallow" and indent:
             lines.append(indent[:-1] + "# shallow")
         if depth < 3 and rnd.random() < 0.45:
@@ -386,7 +455,9 @@ def _block(rnd: random.Random, depth: int, indent: str, unit: str, counter: list
 def program(seed: int) -> tuple[str, random.Random]:
     rnd = random.Random(seed)
     unit = rnd.choice(["    ", "  "])
-    head = rnd.choice([[], ['"""Doc."""'], ["import os"], ['"""Doc."""', "from __future__ import annotations", "", "import os"]])
+    head = rnd.choice(
+        [[], ['"""Doc."""'], ["import os"], ['"""Doc."""', "from __future__ import annotations", "", "import os"]]
+    )
     newline = rnd.choice(["\n", "\n", "\r\n"])
     text = newline.join(head + _block(rnd, 0, "", unit, [0])) + (newline if rnd.random() < 0.9 else "")
     return text, rnd

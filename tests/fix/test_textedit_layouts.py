@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from rtlint.fix import cstedit
 from rtlint.core.fixplan import CannotFix
 from rtlint.engine.fixer import _render
+from rtlint.fix import cstedit
 from rtlint.fix.textedit import NeedsTree, TextEditor
 
 # statements of the method body, as lines relative to its indentation ("{i}" numbers them)
@@ -42,8 +42,16 @@ GAPS = ["", "# a comment", "    # deeper comment", "@col0# column 0", "  # shall
 
 def _module(entries: list[int], gaps: list[int], unit: str, newline: str) -> str:
     body_indent = unit * 2
-    lines = ["import asyncio", "", "", "class Agent:", unit + "def __init__(self):", unit * 2 + "self.x = 1", "",
-             unit + "async def push(self, y):"]
+    lines = [
+        "import asyncio",
+        "",
+        "",
+        "class Agent:",
+        unit + "def __init__(self):",
+        unit * 2 + "self.x = 1",
+        "",
+        unit + "async def push(self, y):",
+    ]
     for number, (entry, gap) in enumerate(zip(entries, gaps)):
         kind = GAPS[gap]
         if kind == "@col0# column 0":
@@ -148,9 +156,9 @@ def layouts(draw):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(layouts())
-@example(( _module([0, 7, 0], [0, 0, 1], "    ", "\n"), [("wrap", 0, 1)]))
-@example(( _module([2, 5, 0], [1, 0, 0], "  ", "\r\n"), [("wrap", 0, 2), ("import", False)]))
-@example(( _module([0, 11, 0], [0, 1, 0], "    ", "\n"), [("move", 2, 0)]))
+@example((_module([0, 7, 0], [0, 0, 1], "    ", "\n"), [("wrap", 0, 1)]))
+@example((_module([2, 5, 0], [1, 0, 0], "  ", "\r\n"), [("wrap", 0, 2), ("import", False)]))
+@example((_module([0, 11, 0], [0, 1, 0], "    ", "\n"), [("move", 2, 0)]))
 def test_text_editor_matches_libcst(case) -> None:
     text, ops = case
     tree = ast.parse(text)

@@ -11,7 +11,9 @@ from rtlint.fix.wrap import fit, fit_changed
 CASES = [
     # a condition: optional parentheses, one operand of `and` a line
     (
-        "        ", 100, True,
+        "        ",
+        100,
+        True,
         "if speech_handle.interrupted and (any_skipped or message_outputs_abandoned) and self.llm.capabilities.mutable_chat_context:",
         """        if (
             speech_handle.interrupted
@@ -21,7 +23,9 @@ CASES = [
     ),
     # a comprehension whose line is too long: split at `for` and `if`
     (
-        "            ", 100, False,
+        "            ",
+        100,
+        False,
         "self._agent._chat_ctx.items[:] = [\n    item for item in self._agent._chat_ctx.items if item.id not in message_outputs_abandoned_ids\n]",
         """            self._agent._chat_ctx.items[:] = [
                 item
@@ -31,23 +35,35 @@ CASES = [
     ),
     # a call: its arguments on a line of their own
     (
-        "                    ", 100, False,
+        "                    ",
+        100,
+        False,
         'logger.exception("failed to update the chat context before generating the reply")',
         """                    logger.exception(
                         "failed to update the chat context before generating the reply"
                     )""",
     ),
     # the right side of an assignment without brackets to split at: parenthesised
-    ("            ", 30, False, "self._rt_chat_ctx_lock = asyncio.Lock()", "            self._rt_chat_ctx_lock = (\n                asyncio.Lock()\n            )"),
+    (
+        "            ",
+        30,
+        False,
+        "self._rt_chat_ctx_lock = asyncio.Lock()",
+        "            self._rt_chat_ctx_lock = (\n                asyncio.Lock()\n            )",
+    ),
     # the arguments fit on one line: no trailing comma
     (
-        "        ", 70, False,
+        "        ",
+        70,
+        False,
         "result = await self._session.update_chat_ctx(first_argument, second_argument, third_argument=3)",
         "        result = await self._session.update_chat_ctx(\n            first_argument, second_argument, third_argument=3\n        )",
     ),
     # a trailer that fits stays on the last line
     (
-        "        ", 60, False,
+        "        ",
+        60,
+        False,
         "return some_function(argument_one, argument_two) + another_function(argument_three)",
         "        return some_function(\n            argument_one, argument_two\n        ) + another_function(argument_three)",
     ),
@@ -55,19 +71,25 @@ CASES = [
     ("    ", 88, False, "x = foo(a, b,)", "    x = foo(\n        a,\n        b,\n    )"),
     # the arguments fit on one line
     (
-        "        ", 100, True,
+        "        ",
+        100,
+        True,
         "if self._policy.should_resync(interrupted=speech.interrupted, any_skipped=(any_skipped or outputs_abandoned)):",
         "        if self._policy.should_resync(\n            interrupted=speech.interrupted, any_skipped=(any_skipped or outputs_abandoned)\n        ):",
     ),
     # they do not: one a line, with a trailing comma
     (
-        "        ", 88, True,
+        "        ",
+        88,
+        True,
         "if self._policy.should_resync(interrupted=speech.interrupted, any_skipped=(any_skipped or outputs_abandoned)):",
         "        if self._policy.should_resync(\n            interrupted=speech.interrupted,\n            any_skipped=(any_skipped or outputs_abandoned),\n        ):",
     ),
     # a trailing comment goes with the last line
     (
-        "        ", 60, False,
+        "        ",
+        60,
+        False,
         "await self._rt_session.update_chat_ctx(self._agent._chat_ctx)  # error: RTL004",
         "        await self._rt_session.update_chat_ctx(\n            self._agent._chat_ctx\n        )  # error: RTL004",
     ),
@@ -86,7 +108,7 @@ def test_a_line_that_fits_is_kept() -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        'call(first,  # a comment inside the brackets\n     second_argument_that_is_long)',
+        "call(first,  # a comment inside the brackets\n     second_argument_that_is_long)",
         'x = """a\nmulti-line string""" + some_function_with_a_long_name(argument)',
         "x = a_long_name + \\\n    another_long_name_after_a_backslash",
         "def function_with_a_long_name(argument_one, argument_two, argument_three): pass",
@@ -96,17 +118,17 @@ def test_what_is_not_handled_is_left_as_it_is(source: str) -> None:
     assert fit(source, "", "    ", 20) is None
 
 
-ORIGINAL = '''async def f(self):
+ORIGINAL = """async def f(self):
     value = compute(first_argument, second_argument)
     await push(value)
-'''
+"""
 
-FIXED = '''async def f(self):
+FIXED = """async def f(self):
     async with self._lock:
         value = compute(first_argument, second_argument)
         await push(value)
     untouched_but_long = compute(first_argument, second_argument)
-'''
+"""
 
 
 def test_only_statements_the_fix_added_or_moved_are_broken() -> None:
@@ -114,14 +136,17 @@ def test_only_statements_the_fix_added_or_moved_are_broken() -> None:
     # new here, so it is made part of the original below)
     original = ORIGINAL + "    untouched_but_long = compute(first_argument, second_argument)\n"
     text, shifts = fit_changed(original, FIXED, 50, "    ")
-    assert text == '''async def f(self):
+    assert (
+        text
+        == """async def f(self):
     async with self._lock:
         value = compute(
             first_argument, second_argument
         )
         await push(value)
     untouched_but_long = compute(first_argument, second_argument)
-'''
+"""
+    )
     assert shifts == [(4, 2)]  # the lines after the broken statement moved down by 2
 
 

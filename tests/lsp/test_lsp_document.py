@@ -8,7 +8,11 @@ from lsprotocol import types
 
 from rtlint.lsp.document import Document
 
-UTF8, UTF16, UTF32 = (types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf32)
+UTF8, UTF16, UTF32 = (
+    types.PositionEncodingKind.Utf8,
+    types.PositionEncodingKind.Utf16,
+    types.PositionEncodingKind.Utf32,
+)
 
 
 def at(line: int, character: int) -> types.Position:

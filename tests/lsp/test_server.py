@@ -13,10 +13,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
-from rtlint.report.docs import rule_url
-from rtlint.fix.edits import apply_edits
 from rtlint.core.findings import Edit
-
+from rtlint.fix.edits import apply_edits
+from rtlint.report.docs import rule_url
 from tests.support import wheels
 from tests.support.cli import REPO, run_cli
 from tests.support.lsp_client import (
@@ -189,7 +188,9 @@ async def test_fix_of_one_finding_is_what_check_fixes_for_it(client, activity, a
     offered = await actions(client, uri, snapshot["line"] - 1, only=[types.CodeActionKind.QuickFix])
     fix = next(a for a in offered if a.title == "Fix RTL001")
     after = apply_text_edits(fixed, await resolved_edits(client, fix, uri))
-    edits = [Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in snapshot["fix"]["edits"]]
+    edits = [
+        Edit(e["line"], e["column"], e["end_line"], e["end_column"], e["content"]) for e in snapshot["fix"]["edits"]
+    ]
     assert after == apply_edits(fixed, edits)
     change(client, uri, 3, replace_all(after))
     remaining = await published(client, uri, 3)
@@ -244,7 +245,11 @@ async def test_a_syntax_error_is_a_diagnostic_and_the_server_goes_on(client, tmp
     good = await published(client, uri, 1)
     assert len(good) == 4
 
-    broken = path.read_text().replace("    async def say_user_text(self, text: str) -> None:", "    async def say_user_text(self, text: str) -> None", 1)
+    broken = path.read_text().replace(
+        "    async def say_user_text(self, text: str) -> None:",
+        "    async def say_user_text(self, text: str) -> None",
+        1,
+    )
     change(client, uri, 2, replace_all(broken))
     (error,) = await published(client, uri, 2)
     bad = tmp_path / "bad" / "agent.py"
@@ -368,13 +373,17 @@ async def test_close_clears_the_diagnostics(client, tmp_path):
     uri = open_document(client, path)
     assert len(await published(client, uri, 1)) == 4
     before = len(client.published)
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert await published(client, uri, None, after=before) == []
 
 
 async def test_a_document_closed_and_opened_again_while_it_is_linted(client, activity):
     uri = open_document(client, activity)  # agent_activity.py takes a while to lint
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     open_document(client, activity, text=EXAMPLE.read_text(), version=7)
     reopened = await published(client, uri, 7)
     assert [d.code for d in reopened] == ["RTL001", "RTL002", "RTL001", "RTL003"]
@@ -401,6 +410,8 @@ async def test_nothing_is_written_to_disk(client, tmp_path):
     change(client, uri, 2, replace_all(path.read_text() + "\n"))
     await published(client, uri, 2)
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     await published(client, uri, None)
     assert snapshot() == before

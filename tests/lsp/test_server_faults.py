@@ -70,7 +70,12 @@ async def test_fixes_come_verified_with_their_edits_or_disabled_with_why(client,
     path.write_text(SOURCE)
     uri = open_document(client, path)
     shown = await published(client, uri, 1)
-    assert [(d.code, d.range.start.line) for d in shown] == [("RTL801", 1), ("RTL802", 5), ("RTL805", 9), ("RTL804", 13)]
+    assert [(d.code, d.range.start.line) for d in shown] == [
+        ("RTL801", 1),
+        ("RTL802", 5),
+        ("RTL805", 9),
+        ("RTL804", 13),
+    ]
 
     good = (await line_actions(client, uri, 1))["Fix RTL801"]
     assert good.disabled is None and good.edit.document_changes is None
@@ -86,7 +91,14 @@ async def test_fixes_come_verified_with_their_edits_or_disabled_with_why(client,
     # fixing all is what --fix does: a failing fix leaves the whole file as it is, for the
     # reason --fix gives
     fix_all = (await line_actions(client, uri, 0))["Fix all rtlint findings"]
-    run = run_cli("check", "--no-cache", "--fix", str(path), env={"RTLINT_EXTRA_RULES": "tests.support.fault_rules", "PYTHONPATH": str(REPO)}, cwd=REPO)
+    run = run_cli(
+        "check",
+        "--no-cache",
+        "--fix",
+        str(path),
+        env={"RTLINT_EXTRA_RULES": "tests.support.fault_rules", "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
     assert path.read_text() == SOURCE
     assert fix_all.edit is None and f"{fix_all.disabled.reason}\n" in run.stderr
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from rtlint.report.docs import rule_url
-
 from tests.support.cli import REPO, run_cli
 from tests.support.lsp_client import server_command
 

@@ -14,7 +14,6 @@ import pytest
 
 from rtlint.api import check_source, fix_source
 from rtlint.core.source import Source, UnreadableSource
-
 from tests.support import wheels
 from tests.support.cli import run_main
 
@@ -101,7 +100,9 @@ def test_189_wheel_application_findings(agents189: list[dict]) -> None:
 
 
 def test_189_wheel_realtime_findings_unchanged(agents189: list[dict]) -> None:
-    realtime = [(f["path"].split("livekit/agents/")[-1], f["line"], f["code"]) for f in agents189 if f["code"] not in APP_CODES]
+    realtime = [
+        (f["path"].split("livekit/agents/")[-1], f["line"], f["code"]) for f in agents189 if f["code"] not in APP_CODES
+    ]
     assert realtime == [
         ("voice/agent_activity.py", 3456, "RTL001"),
         ("voice/agent_activity.py", 4244, "RTL002"),

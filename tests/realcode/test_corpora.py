@@ -24,7 +24,6 @@ import pytest
 
 from rtlint.api import check_source
 from rtlint.core.source import Source, UnreadableSource
-
 from tests.support import wheels
 
 LIVEKIT = [
@@ -44,9 +43,7 @@ LIVEKIT = [
 
 
 def _rtlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "rtlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600
-    )
+    return subprocess.run([sys.executable, "-m", "rtlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
 def _cpython_rejects(path: Path) -> bool:
@@ -77,7 +74,11 @@ def _lint_all(paths: list[Path]) -> list[tuple[str, int, list[tuple[int, str, st
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 # -- the standard library ------------------------------------------------------------------------
@@ -92,7 +93,11 @@ def stdlib(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("corpora") / "stdlib"
 
     def ignore(folder: str, names: list[str]) -> list[str]:
-        return [n for n in names if n in ("site-packages", "__pycache__") or (Path(folder, n).is_file() and not n.endswith(".py"))]
+        return [
+            n
+            for n in names
+            if n in ("site-packages", "__pycache__") or (Path(folder, n).is_file() and not n.endswith(".py"))
+        ]
 
     shutil.copytree(source, target, ignore=ignore, symlinks=True)
     (target / ".git").mkdir()
@@ -112,7 +117,9 @@ def test_stdlib_command_line_no_crash_no_finding(stdlib: Path) -> None:
     assert all(_cpython_rejects(stdlib / f["path"]) for f in unreadable), unreadable
     false_positives = [f"{f['path']}:{f['line']}: {f['code']} {f['message']}" for f in findings if f not in unreadable]
     assert false_positives == [], "false positives in the standard library:\n" + "\n".join(false_positives)
-    print(f"\nstdlib: {len(files)} files, {lines} lines; findings: {len(false_positives)} (+{len(unreadable)} on files CPython refuses)")
+    print(
+        f"\nstdlib: {len(files)} files, {lines} lines; findings: {len(false_positives)} (+{len(unreadable)} on files CPython refuses)"
+    )
     assert len(files) > 500
 
 
@@ -183,6 +190,13 @@ def test_livekit_wheels_fixes_verify(livekit: list[Path], tmp_path: Path) -> Non
 def test_livekit_wheels_analysis_without_the_prefilter(livekit: list[Path]) -> None:
     files = sorted(p for root in livekit for p in root.rglob("*.py"))
     results = _lint_all(files)
-    crashes = [f"{path}:{line}: {code} {message}" for path, _, found in results for line, code, message in found if code.startswith("RTL9")]
+    crashes = [
+        f"{path}:{line}: {code} {message}"
+        for path, _, found in results
+        for line, code, message in found
+        if code.startswith("RTL9")
+    ]
     assert crashes == [], "\n".join(crashes)
-    print(f"\nlivekit wheels, every rule on every file: {len(files)} files, {sum(c for _, c, _ in results if c > 0)} lines")
+    print(
+        f"\nlivekit wheels, every rule on every file: {len(files)} files, {sum(c for _, c, _ in results if c > 0)} lines"
+    )

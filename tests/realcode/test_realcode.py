@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from rtlint.api import check_source, fix_source
-from rtlint.engine.config import Config
 from rtlint.core.source import Source
-
+from rtlint.engine.config import Config
 from tests.support.cli import run_main
 from tests.support.wheels import agent_activity
 
@@ -116,12 +115,14 @@ def test_188_fix_leaves_every_line_outside_the_edits_unchanged(v188: str, v188_f
         originals = [line for line in before[i1:i2] if "and any_skipped and" not in line]
         region = "".join("".join(after[j1:j2]).split())
         assert all("".join(line.split()) in region for line in originals), (i1 + 1, i2)
-        assert max(len(line.rstrip("\n")) for line in after[j1:j2]) <= 100 or any("noqa: E501" in line for line in after[j1:j2])
+        assert max(len(line.rstrip("\n")) for line in after[j1:j2]) <= 100 or any(
+            "noqa: E501" in line for line in after[j1:j2]
+        )
 
 
 def test_188_text_turn_commits_before_its_push_and_rolls_back(v188_fixed: str) -> None:
     lines = v188_fixed.splitlines()
-    start = next(i for i, line in enumerate(lines) if "msg = chat_ctx.add_message(role=\"user\"" in line)
+    start = next(i for i, line in enumerate(lines) if 'msg = chat_ctx.add_message(role="user"' in line)
     window = "\n".join(lines[start : start + 20])
     assert window.index("self._agent._chat_ctx._upsert_item(msg)") < window.index(
         "await self._rt_session.update_chat_ctx(chat_ctx)"
@@ -166,5 +167,9 @@ def test_188_commit_companions_move_with_the_commit(tmp_path: Path) -> None:
     start = next(i for i, line in enumerate(lines) if 'msg = chat_ctx.add_message(role="user"' in line)
     window = "\n".join(lines[start : start + 20])
     push = window.index("await self._rt_session.update_chat_ctx(chat_ctx)")
-    assert window.index("self._agent._chat_ctx._upsert_item(msg)") < window.index("self._session._conversation_item_added(msg)") < push
+    assert (
+        window.index("self._agent._chat_ctx._upsert_item(msg)")
+        < window.index("self._session._conversation_item_added(msg)")
+        < push
+    )
     assert not [f for f in check_source(target.read_text(), str(target)) if f.code == "RTL002"]

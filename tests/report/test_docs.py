@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.report import docs
 from rtlint.engine import registry
-
+from rtlint.report import docs
 from tests.support.cli import REPO, run_cli, run_main
 
-SECTIONS = ["## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix", "## Fix safety", "## Configuration"]
+SECTIONS = [
+    "## What it does",
+    "## Why is this bad?",
+    "## Example",
+    "Use instead:",
+    "## Fix",
+    "## Fix safety",
+    "## Configuration",
+]
 RULES = registry.all_rules()
 
 

@@ -13,13 +13,12 @@ from urllib.request import url2pathname
 
 import pytest
 
-from rtlint.report import output
-from rtlint.engine import registry
 from rtlint.api import fix_source
 from rtlint.core.findings import Edit, Finding, Fix
-
-from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, UNSERIALIZED
+from rtlint.engine import registry
+from rtlint.report import output
 from tests.support.cli import run_main
+from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, UNSERIALIZED
 
 SARIF_LEVELS = {"none", "note", "warning", "error"}
 JSON_KEYS = {"path", "line", "column", "end_line", "end_column", "code", "name", "message", "fix", "url"}
@@ -53,6 +52,7 @@ def check(*args: str) -> tuple[int, str]:
 
 
 # -- SARIF ------------------------------------------------------------------------------
+
 
 def region_ok(region: dict) -> None:
     assert region["startLine"] >= 1 and region["startColumn"] >= 1
@@ -161,7 +161,9 @@ def test_sarif_fix_is_the_fix(project: Path) -> None:
     assert apply_replacements(BUGGY, change["replacements"]) == fix_source(BUGGY, "agent_1.py").text
 
 
-def test_sarif_absolute_path_outside_the_working_folder(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_sarif_absolute_path_outside_the_working_folder(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere") / "agent.py"
     elsewhere.write_text(BUGGY)
     code, text = check("--format", "sarif", str(elsewhere))
@@ -172,6 +174,7 @@ def test_sarif_absolute_path_outside_the_working_folder(project: Path, tmp_path_
 
 
 # -- GitHub -----------------------------------------------------------------------------
+
 
 def test_github_lines_match_json(project: Path) -> None:
     code, text = check("--format", "github", ".")
@@ -185,7 +188,10 @@ def test_github_lines_match_json(project: Path) -> None:
         assert match, line
         assert match["file"] == finding["path"].replace(",", "%2C").replace(":", "%3A")
         assert (int(match["line"]), int(match["col"]), int(match["endLine"]), int(match["endColumn"])) == (
-            finding["line"], finding["column"], finding["end_line"], finding["end_column"]
+            finding["line"],
+            finding["column"],
+            finding["end_line"],
+            finding["end_column"],
         )
         assert match["title"] == f"{finding['code']} [{finding['name']}]"
         assert match["message"] == finding["message"]
@@ -201,6 +207,7 @@ def test_github_escaping() -> None:
 
 
 # -- JSON -------------------------------------------------------------------------------
+
 
 def test_json_schema(project: Path) -> None:
     code, text = check("--format", "json", ".")
@@ -239,13 +246,16 @@ def test_json_ordering_is_stable(project: Path) -> None:
 
 
 def test_json_fix_edits() -> None:
-    finding = Finding("RTL001", "stale-mirror-snapshot", "m", 1, 1, 1, 2, "a.py", fix=Fix("safe", (Edit(1, 1, 1, 2, "x"),)))
+    finding = Finding(
+        "RTL001", "stale-mirror-snapshot", "m", 1, 1, 1, 2, "a.py", fix=Fix("safe", (Edit(1, 1, 1, 2, "x"),))
+    )
     (data,) = json.loads(output.json_report([finding]))
     edit = {"line": 1, "column": 1, "end_line": 1, "end_column": 2, "content": "x"}
     assert data["fix"] == {"applicability": "safe", "edits": [edit]}
 
 
 # -- statistics -------------------------------------------------------------------------
+
 
 def test_statistics_counts_per_code(project: Path) -> None:
     code, text = check("--statistics", ".")

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.report import escape, output
 from rtlint.core.findings import Finding
-
+from rtlint.report import escape, output
 from tests.support.samples import BUGGY, clean_env
 
 INJECTIONS = {
@@ -29,7 +28,9 @@ INJECTIONS = {
     "separator": "\u2028\u0085",
 }
 UNDECODABLE = b"bad\xff\xfe.py"
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_CONTROL = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
 
 
 # -- GitHub's parser, as actions/runner's ActionCommand.TryParseV2 reads a log line ----------
@@ -85,10 +86,14 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(tree: Path, *args: str) -> subprocess.CompletedProcess:
-    env = clean_env(PYTHONIOENCODING="utf-8", RTLINT_EXTRA_RULES="tests.support.fault_rules",
-                    PYTHONPATH=str(Path(__file__).resolve().parents[2]))
-    process = subprocess.run([sys.executable, "-m", "rtlint", "--no-cache", *args, "."], cwd=tree, env=env,
-                             capture_output=True, timeout=300)
+    env = clean_env(
+        PYTHONIOENCODING="utf-8",
+        RTLINT_EXTRA_RULES="tests.support.fault_rules",
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
+    process = subprocess.run(
+        [sys.executable, "-m", "rtlint", "--no-cache", *args, "."], cwd=tree, env=env, capture_output=True, timeout=300
+    )
     assert b"Traceback" not in process.stderr and b"internal error" not in process.stderr, process.stderr
     return process
 
@@ -102,7 +107,9 @@ def findings(tree: Path) -> list[dict]:
 def test_json_is_valid_for_every_name_and_quote(findings: list[dict]) -> None:
     paths = {f["path"] for f in findings}
     assert "bad\\xff\\xfe.py" in paths  # the visible form of the undecodable bytes
-    assert {p for p in paths if p.startswith("newline_")} == {f"newline_{INJECTIONS['newline']}.py"}  # JSON-escaped, intact
+    assert {p for p in paths if p.startswith("newline_")} == {
+        f"newline_{INJECTIONS['newline']}.py"
+    }  # JSON-escaped, intact
     quoted = [f["message"] for f in findings if f["code"] == "RTL807"]
     assert len(quoted) >= len(INJECTIONS)
     for value in [*paths, *quoted]:

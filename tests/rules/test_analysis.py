@@ -26,7 +26,11 @@ def function(file: FileContext, name: str) -> ast.AST:
 
 
 def calls(node: ast.AST, name: str) -> list[ast.Call]:
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == name]
+    found = [
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == name
+    ]
     return sorted(found, key=lambda c: (c.lineno, c.col_offset))
 
 
@@ -306,10 +310,17 @@ def test_a_comprehension_runs_in_place_its_iterable_first() -> None:
     everything = g.may_run_between(snapshot, push, lambda point: True)
     assert all(hasattr(p.node, "lineno") for unit in g.points for p in unit)
     comprehension = next(n for n in ast.walk(file.tree) if isinstance(n, ast.DictComp))
-    order = [ast.unparse(p.node) for p in g.points[g.locate(comprehension).unit] if p.node in set(ast.walk(comprehension))]
+    order = [
+        ast.unparse(p.node) for p in g.points[g.locate(comprehension).unit] if p.node in set(ast.walk(comprehension))
+    ]
     # the first iterable, then per pass the target, the condition, the next generator, the key and value
     assert order.index("outputs") < order.index("o") < order.index("o.ready") < order.index("more") < order.index("p")
-    assert order.index("p") < order.index("o.key") < order.index("await o.wait()") < order.index(ast.unparse(comprehension))
+    assert (
+        order.index("p")
+        < order.index("o.key")
+        < order.index("await o.wait()")
+        < order.index(ast.unparse(comprehension))
+    )
     assert [ast.unparse(p.node) for p in everything if is_await(p)] == ["await o.wait()"]
 
 
@@ -472,7 +483,11 @@ def test_bound_names_and_single_binding() -> None:
     )
     nodes = index(file).nodes(function(file, "f"))
     found = bound_names(
-        nodes, {}, lambda v, known: (isinstance(v, ast.Attribute) and v.attr == "_rt_session") or (isinstance(v, ast.Name) and v.id in known)
+        nodes,
+        {},
+        lambda v, known: (
+            (isinstance(v, ast.Attribute) and v.attr == "_rt_session") or (isinstance(v, ast.Name) and v.id in known)
+        ),
     )
     assert set(found) == {"a", "b", "c"}
     assert ast.unparse(single_binding(nodes, "lock")) == "self._lock"
@@ -602,7 +617,8 @@ def test_a_raise_through_a_with_in_a_loop_leaves_the_loop() -> None:
 
     def abrupt_exit_of_lock(inside: ast.AST) -> int:
         return next(
-            u for u in g.successors[g.locate(inside).unit]
+            u
+            for u in g.successors[g.locate(inside).unit]
             if any(p.kind == "async-with-exit" for p in g.points[u]) and g.exit in g.successors[u]
         )
 

@@ -19,7 +19,15 @@ from rtlint.rules._analysis.blocks import (
     leaving_blocks,
     statement_holding,
 )
-from rtlint.rules._analysis.flags import empty_list_target, flag_in_guard, flag_operand, flags_from, fresh, marked_before, marks_every_exit
+from rtlint.rules._analysis.flags import (
+    empty_list_target,
+    flag_in_guard,
+    flag_operand,
+    flags_from,
+    fresh,
+    marked_before,
+    marks_every_exit,
+)
 from rtlint.rules._analysis.index import index
 from rtlint.rules._analysis.loops import (
     abandoning_loops,
@@ -43,7 +51,11 @@ def function(file: FileContext, name: str) -> ast.AST:
 
 
 def call(node: ast.AST, name: str) -> ast.Call:
-    return next(n for n in ast.walk(node) if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == name)
+    return next(
+        n
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", "")) == name
+    )
 
 
 def test_runs_before_is_one_pass_inside_a_loop_and_any_path_outside() -> None:
@@ -222,7 +234,9 @@ def test_blocks_that_leave_and_failure_blocks() -> None:
     push_path = file.path_of(tried.body[0])
     start = len(file.path_of(loop)) - 1
     # `continue` retries inside the loop; the `return` leaves
-    assert leaving_blocks(file, tried.handlers[0].body, file.path_of(loop)) == [file.path_of(tried.handlers[0].body[0].body[0])]
+    assert leaving_blocks(file, tried.handlers[0].body, file.path_of(loop)) == [
+        file.path_of(tried.handlers[0].body[0].body[0])
+    ]
     found = failure_blocks(file, push_path, start, whole_first=False)
     assert [(type(h).__name__, len(b)) for h, b in found] == [("For", 1), ("Try", 1), ("Try", 0)]
     whole = failure_blocks(file, push_path, start + 1, whole_first=True)
@@ -412,7 +426,10 @@ def test_abandoning_loops_leave_early_but_not_by_returning_from_the_function() -
     )
     fn = function(file, "f")
     loops = abandoning_loops(file, fn, "out")
-    assert [(loop.node.lineno, loop.target, loop.stream) for loop in loops] == [(4, "msg", "stream"), (14, "m", "stream")]
+    assert [(loop.node.lineno, loop.target, loop.stream) for loop in loops] == [
+        (4, "msg", "stream"),
+        (14, "m", "stream"),
+    ]
     assert [type(e).__name__ for loop in loops for e in loop.exits] == ["Break", "Return"]
     assert loops[1].function is function(file, "inner")
     assert [ast.unparse(a) for a in loops[0].appends] == ["out.append(msg)"]
@@ -428,7 +445,9 @@ def test_removal_code_one_statement_for_names_and_lists() -> None:
         "for _rtlint_item in xs:\n    with contextlib.suppress(ValueError, NameError):\n        ctx.items.remove(_rtlint_item)\n"
     )
     mixed = removal_code("ctx", "drop", [("xs", True), ("a", False)], "cl.suppress", "ValueError")
-    assert mixed.startswith("if True:\n    for _rtlint_item in xs:\n") and mixed.endswith("    with cl.suppress(ValueError):\n        ctx.drop(a)\n")
+    assert mixed.startswith("if True:\n    for _rtlint_item in xs:\n") and mixed.endswith(
+        "    with cl.suppress(ValueError):\n        ctx.drop(a)\n"
+    )
     ast.parse(mixed)
 
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlint.engine import registry
 from rtlint.api import check_source, fix_source
-
+from rtlint.engine import registry
 from tests.support.cli import run_main
 
 APP_RULES = [r for r in registry.all_rules() if r.code in ("RTL005", "RTL006", "RTL007")]
@@ -43,7 +42,14 @@ def test_examples(rule) -> None:  # noqa: ANN001
 def test_rule_pages(rule) -> None:  # noqa: ANN001
     run = run_main("explain", rule.code)
     assert run.exit_code == 0
-    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Fix", "## Fix safety", "## Configuration"):
+    for heading in (
+        "## What it does",
+        "## Why is this bad?",
+        "## Example",
+        "## Fix",
+        "## Fix safety",
+        "## Configuration",
+    ):
         assert heading in run.stdout, heading
     for option in ("snapshot-parameters", "task-spawners", "local-contexts", "agent-types"):
         assert f"`{option}`" in run.stdout
@@ -116,7 +122,9 @@ def test_local_and_copying_contexts(project: Path) -> None:
             agent.conversation.add_message(role="system", content=text)
     """
     assert lint(project, source) == []
-    assert lint(project, source, 'copying-contexts = ["conversation"]\nlocal-contexts = ["conversation"]') == ["3:RTL007"]
+    assert lint(project, source, 'copying-contexts = ["conversation"]\nlocal-contexts = ["conversation"]') == [
+        "3:RTL007"
+    ]
 
 
 def test_task_spawners(project: Path) -> None:
@@ -140,10 +148,14 @@ def test_push_methods_are_shared_with_the_realtime_rules(project: Path) -> None:
 def test_a_push_on_a_realtime_session_is_left_to_the_realtime_rules(project: Path) -> None:
     """One defect, one finding: even when the application vocabulary is told that the
     session attribute holds an agent, its stale push is RTL004's (and RTL001's) alone."""
-    source = (Path(__file__).resolve().parents[2] / "fixtures" / "RTL005" / "one_defect_rtl004_realtime_push.py").read_text()
+    source = (
+        Path(__file__).resolve().parents[2] / "fixtures" / "RTL005" / "one_defect_rtl004_realtime_push.py"
+    ).read_text()
     assert lint(project, source) == ["23:RTL004"]
     assert lint(project, source, 'agent-names = ["_rt_session", "_agent"]') == ["23:RTL004"]
-    stale = source.replace("self._rt_session.update_chat_ctx(chat_ctx)  # error: RTL004", "self._bot.update_chat_ctx(chat_ctx)")
+    stale = source.replace(
+        "self._rt_session.update_chat_ctx(chat_ctx)  # error: RTL004", "self._bot.update_chat_ctx(chat_ctx)"
+    )
     assert lint(project, stale, 'agent-names = ["_bot", "_agent"]') == ["23:RTL005"]
 
 

@@ -18,8 +18,12 @@ import pytest
 
 from rtlint.api import check_source, fix_source
 from rtlint.core.source import Source
-
+from rtlint.engine import config as config_module
 from tests.support.cli import FIXTURES
+
+# the fixtures' own configuration (fixtures/.rtlint.toml: their fixes are laid out at width 88,
+# whatever the repository's formatter says), as `rtlint --fix fixtures/...` reads it
+CONFIG = config_module.load(None, FIXTURES)
 
 _ONE = r'RTL\d{3}(?::\d+)?(?:\s+"[^"]*")?'
 MARKER = re.compile(r"#\s*error:\s*(?P<codes>" + _ONE + r"(?:\s*,\s*" + _ONE + r")*)")
@@ -27,9 +31,7 @@ EXPECTATION = re.compile(r'(?P<code>RTL\d{3})(?::(?P<column>\d+))?(?:\s+"(?P<fra
 
 
 def samples() -> list[Path]:
-    return sorted(
-        p for p in FIXTURES.glob("RTL*/*.py") if not p.name.endswith(".fixed.py")
-    )
+    return sorted(p for p in FIXTURES.glob("RTL*/*.py") if not p.name.endswith(".fixed.py"))
 
 
 def expectations(text: str) -> dict[tuple[int, str], tuple[int | None, str | None]]:
@@ -71,7 +73,7 @@ def test_fix_output(sample: Path) -> None:
     code = sample.parent.name
     for unsafe, suffix in ((False, ".fixed.py"), (True, ".unsafe.fixed.py")):
         expected_path = sample.with_name(sample.stem + suffix)
-        result = fix_source(text, sample.name, unsafe=unsafe)
+        result = fix_source(text, sample.name, config=CONFIG, unsafe=unsafe)
         assert result.failure is None
         if not expected_path.exists():
             if unsafe and sample.with_name(sample.stem + ".fixed.py").exists():
@@ -79,7 +81,7 @@ def test_fix_output(sample: Path) -> None:
             assert result.text == text, f"--fix changed {sample.name} but there is no {expected_path.name}"
             continue
         assert result.text == read(expected_path)
-        again = fix_source(result.text, sample.name, unsafe=unsafe)
+        again = fix_source(result.text, sample.name, config=CONFIG, unsafe=unsafe)
         assert again.text == result.text, "a second --fix changed the file"
         assert [f for f in check_source(result.text, sample.name) if f.code == code] == []
 

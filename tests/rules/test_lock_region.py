@@ -30,7 +30,9 @@ SOURCE = textwrap.dedent(
 def test_the_loop_body_is_held_throughout() -> None:
     (finding,) = check_source(SOURCE, "a.py", select=["RTL001"])
     assert finding.fixable == "safe"
-    assert "async with self._rt_chat_ctx_lock:\n                ctx" in fix_source(SOURCE, "a.py", select=["RTL001"]).text
+    assert (
+        "async with self._rt_chat_ctx_lock:\n                ctx" in fix_source(SOURCE, "a.py", select=["RTL001"]).text
+    )
 
 
 def test_no_block_held_throughout_means_no_fix(monkeypatch: pytest.MonkeyPatch) -> None:

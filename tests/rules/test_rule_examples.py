@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rtlint.api import check_source, fix_source
-from rtlint.engine.registry import all_rules
 from rtlint.core.rule import Invalid
+from rtlint.engine.registry import all_rules
 
 VALID = [pytest.param(r.code, s, id=f"{r.code}-valid-{i}") for r in all_rules() for i, s in enumerate(r.VALID)]
 INVALID = [pytest.param(r.code, e, id=f"{r.code}-invalid-{i}") for r in all_rules() for i, e in enumerate(r.INVALID)]

@@ -8,7 +8,8 @@ Each rule reports an expression statement calling one marker function, e.g.
 from __future__ import annotations
 
 import ast
-from typing import ClassVar, Iterator
+from collections.abc import Iterator
+from typing import ClassVar
 
 import libcst as cst
 

@@ -25,7 +25,9 @@ def formatter_bin(name: str) -> Path:
         venv.EnvBuilder(clear=True, with_pip=True).create(folder)
         process = subprocess.run(
             [str(folder / "bin" / "python"), "-m", "pip", "install", "-q", *REQUIREMENTS],
-            capture_output=True, text=True, timeout=600,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         if process.returncode != 0:
             pytest.skip(f"cannot install {REQUIREMENTS}: {process.stderr.strip()[-300:]}")

@@ -58,7 +58,12 @@ def open_document(client: LanguageClient, path: Path, text: str | None = None, v
     uri = path.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=path.read_bytes().decode("utf-8") if text is None else text)
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="python",
+                version=version,
+                text=path.read_bytes().decode("utf-8") if text is None else text,
+            )
         )
     )
     return uri
@@ -101,7 +106,9 @@ def _offset(text: str, position: types.Position) -> int:
 
 
 def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
-    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True)
+    spans = sorted(
+        ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True
+    )
     for start, end, new in spans:
         text = text[:start] + new + text[end:]
     return text

@@ -17,7 +17,9 @@ INDENT = "    "
 
 # identifiers the rules give meaning to are drawn on purpose; the rest are random
 _IDENTIFIER = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(
-    lambda s: not keyword.iskeyword(s) and not keyword.issoftkeyword(s) and s not in {"self", "print", "len", "any", "all"}
+    lambda s: (
+        not keyword.iskeyword(s) and not keyword.issoftkeyword(s) and s not in {"self", "print", "len", "any", "all"}
+    )
 )
 SESSIONS = st.sampled_from(["_rt_session", "rt_session", "_realtime_session", "_voice", "_sess"])
 LOCKS = st.sampled_from(["_rt_chat_ctx_lock", "_push_lock", "_lock", "_update_lock"])
@@ -53,7 +55,7 @@ def _simple(n: dict[str, str]) -> list[list[str]]:
         [f"{n['ctx2']} = {ctx}.copy()"],
         [f"{ctx} = {local}.copy()"],  # a copy of the local context: not a snapshot
         [f"{ctx} = llm.ChatContext({s}.chat_ctx.items[:])"],
-        [f"{msg} = {ctx}.add_message(role=\"user\", content=text)"],
+        [f'{msg} = {ctx}.add_message(role="user", content=text)'],
         [f"{ctx}.insert({msg})"],
         [f"{ctx}.items.append({msg})"],
         [f"{ctx}.items.extend([{msg}])"],
@@ -65,7 +67,7 @@ def _simple(n: dict[str, str]) -> list[list[str]]:
         [f"{local}.insert({msg})"],
         [f"{local}.items.append({msg})"],
         [f"self._conversation_item_added({msg})"],
-        [f"logger.debug(\"items: %d\", len({ctx}.items))"],
+        [f'logger.debug("items: %d", len({ctx}.items))'],
         [f"await self.{n['var']}()"],
         ["await asyncio.sleep(0)"],
         [f"{n['var']} = {n['var']} + 1 if {n['var']} else 0"],
@@ -73,7 +75,7 @@ def _simple(n: dict[str, str]) -> list[list[str]]:
     ]
 
 
-_EXITS = ["return", "raise", "pass", "logger.exception(\"push failed\")", "continue", "break"]
+_EXITS = ["return", "raise", "pass", 'logger.exception("push failed")', "continue", "break"]
 
 
 @st.composite
@@ -133,10 +135,14 @@ def abandon_guard(draw, n: dict[str, str]) -> list[str]:
         lines += [f"{flag} = not all(o.done for o in {lst})"]
     else:
         lines += [f"{flag} = False", f"for o in {lst}:", INDENT + "if o.forwarded:", INDENT * 2 + f"{flag} = True"]
-    push = draw(st.sampled_from([
-        f"await self.{n['sess']}.update_chat_ctx({n['local']}.copy())",
-        f"await self.{n['sess']}.update_chat_ctx({n['local']})",
-    ]))
+    push = draw(
+        st.sampled_from(
+            [
+                f"await self.{n['sess']}.update_chat_ctx({n['local']}.copy())",
+                f"await self.{n['sess']}.update_chat_ctx({n['local']})",
+            ]
+        )
+    )
     lines += [f"if {flag}:"] + _indent([push])
     return lines
 
@@ -160,7 +166,7 @@ def realtime_class(draw) -> str:
         body = draw(block(n, draw(st.integers(0, 3))))
         if draw(st.booleans()):  # the snapshot-then-push core, so most methods have a finding
             core = [f"{n['ctx']} = self.{n['sess']}.chat_ctx.copy()"]
-            core += [f"{n['msg']} = {n['ctx']}.add_message(role=\"user\", content=text)"]
+            core += [f'{n["msg"]} = {n["ctx"]}.add_message(role="user", content=text)']
             core += [f"await self.{n['sess']}.update_chat_ctx({n['ctx']})"]
             if draw(st.booleans()):
                 core += [f"{n['local']}._upsert_item({n['msg']})"]
@@ -202,7 +208,7 @@ def realtime_module(draw) -> str:
     return module
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hypothesmith_programs():
     """hypothesmith's programs from the Python grammar (built once: building its grammar
     strategy compiles a parser, seconds each time)."""

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 # RTL001 at line 9 (the snapshot), with a safe fix: the class has an __init__ to hold the lock
-BUGGY = '''import asyncio
+BUGGY = """import asyncio
 
 
 class Activity:
@@ -20,16 +20,16 @@ class Activity:
         ctx = self._rt_session.chat_ctx.copy()
         ctx.add_message(role="user", content=text)
         await self._rt_session.update_chat_ctx(ctx)
-'''
+"""
 BUGGY_LINE, BUGGY_COLUMN = 9, 15
 
 # the same, using a session attribute only a [tool.rtlint] vocabulary names
 CUSTOM_SESSION = BUGGY.replace("_rt_session", "_voice")
 
 # none of the rules' tokens: the pre-filter must skip it without parsing
-TOKENLESS = '''def add(a, b):
+TOKENLESS = """def add(a, b):
     return a + b
-'''
+"""
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -55,7 +55,7 @@ def rtlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 # a class whose pushes are serialized by the push lock, but for one replacement push: RTL004
 # at line 16 (with a safe fix)
-UNSERIALIZED = '''import asyncio
+UNSERIALIZED = """import asyncio
 
 
 class Activity:
@@ -71,5 +71,5 @@ class Activity:
 
     async def replace(self, ctx):
         await self._rt_session.update_chat_ctx(ctx)
-'''
+"""
 UNSERIALIZED_LINE = 16

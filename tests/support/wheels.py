@@ -27,7 +27,18 @@ def unpacked(requirement: str) -> Path:
     download = target.with_name(target.name + ".download")
     download.mkdir(parents=True, exist_ok=True)
     process = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(download), requirement],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "-q",
+            "-d",
+            str(download),
+            requirement,
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -12,9 +12,8 @@ import pytest
 from rtlint.suppress.comments import NoqaError, token_ranges
 from rtlint.suppress.noqa import add_noqa, noqa_edits
 from rtlint.suppress.suppression import Suppressions
-
-from tests.support.samples import BUGGY, BUGGY_LINE, flake8
 from tests.support.cli import FIXTURES
+from tests.support.samples import BUGGY, BUGGY_LINE, flake8
 
 
 def inserted_only(before: str, after: str) -> bool:
@@ -111,10 +110,7 @@ def test_flake8_reads_the_comments_back(tmp_path: Path) -> None:
     """Real flake8, with codes it reports itself at lines inside strings and continuations
     (E501), and the RTL plugin's finding: every one is suppressed after `add_noqa`."""
     long = "x" * 50
-    source = (
-        BUGGY
-        + f'\nDOC = """\n{long}\n"""\nTOTAL = 1 + \\\n    len("{long}")\nCALL = print(\n    "{long}",\n)\n'
-    )
+    source = BUGGY + f'\nDOC = """\n{long}\n"""\nTOTAL = 1 + \\\n    len("{long}")\nCALL = print(\n    "{long}",\n)\n'
     target = tmp_path / "agent.py"
     target.write_text(source)
     found = flake8_findings(target, "E501,RTL")
@@ -143,8 +139,8 @@ def test_flake8_reads_the_comments_back(tmp_path: Path) -> None:
     ],
 )
 def test_removal_of_unused_codes(before: str, unused: set[str], after: str) -> None:
-    from rtlint.suppress.unused import directives, remove_unused
     from rtlint.core.findings import Finding
+    from rtlint.suppress.unused import directives, remove_unused
 
     reported = [
         Finding("RTL100", "unused-suppression", "", d.last, start + 1, d.last, end + 1)
@@ -176,7 +172,9 @@ def test_cli_reads_a_backslash_continuation_as_flake8_does(tmp_path: Path) -> No
     for rtlint alike (what add_noqa relies on)."""
     from tests.support.cli import run_main
 
-    continued = BUGGY.replace("ctx = self._rt_session.chat_ctx.copy()", "ctx = self._rt_session \\\n            .chat_ctx.copy()")
+    continued = BUGGY.replace(
+        "ctx = self._rt_session.chat_ctx.copy()", "ctx = self._rt_session \\\n            .chat_ctx.copy()"
+    )
     target = tmp_path / "agent.py"
     target.write_text(continued)
     assert flake8_findings(target, "RTL") == [(BUGGY_LINE, "RTL001")]
@@ -225,4 +223,6 @@ def test_the_tree_mapping_is_flake8s_on_every_line(module: str) -> None:
     assert "\\\n" not in text  # (a backslash continuation takes the tokenizer's path anyway)
     cheap, exact = Suppressions(text, True, ast.parse(text)), Suppressions(text, True, None)
     lines = text.splitlines()
-    assert [cheap._line_text(n) for n in range(1, len(lines) + 1)] == [exact._line_text(n) for n in range(1, len(lines) + 1)]
+    assert [cheap._line_text(n) for n in range(1, len(lines) + 1)] == [
+        exact._line_text(n) for n in range(1, len(lines) + 1)
+    ]

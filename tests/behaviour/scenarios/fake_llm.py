@@ -21,16 +21,23 @@ class FakeLLM(llm.LLM):
     def provider(self) -> str:
         return "fake"
 
-    def chat(self, *, chat_ctx: llm.ChatContext, tools=None,  # noqa: ANN001
-             conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS, **_: object) -> llm.LLMStream:
+    def chat(
+        self,
+        *,
+        chat_ctx: llm.ChatContext,
+        tools=None,  # noqa: ANN001
+        conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
+        **_: object,
+    ) -> llm.LLMStream:
         self.requests.append([_text_item(i) for i in chat_ctx.items if i.type == "message"])
         return _Stream(self, chat_ctx=chat_ctx, tools=tools or [], conn_options=conn_options)
 
 
 class _Stream(llm.LLMStream):
     async def _run(self) -> None:
-        self._event_ch.send_nowait(llm.ChatChunk(
-            id="fake-1", delta=llm.ChoiceDelta(role="assistant", content=self._llm.reply)))
+        self._event_ch.send_nowait(
+            llm.ChatChunk(id="fake-1", delta=llm.ChoiceDelta(role="assistant", content=self._llm.reply))
+        )
 
 
 def _text_item(item: llm.ChatItem) -> dict:

@@ -16,8 +16,9 @@ import asyncio
 import base64
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
@@ -160,11 +161,18 @@ class FakeRealtimeServer:
             handler(ev)
 
     def _error(self, ev: dict, code: str, message: str) -> None:
-        self._emit({
-            "type": "error",
-            "error": {"type": "invalid_request_error", "code": code, "message": message,
-                      "param": None, "event_id": ev.get("event_id")},
-        })
+        self._emit(
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "code": code,
+                    "message": message,
+                    "param": None,
+                    "event_id": ev.get("event_id"),
+                },
+            }
+        )
 
     def _session_update(self, ev: dict) -> None:
         session = ev.get("session") or {}
@@ -205,15 +213,20 @@ class FakeRealtimeServer:
         conversation.item.added / done, as for any other item), or refuses an almost empty
         buffer. The audio is PCM16 mono at 24 kHz; 100 ms is the API's minimum."""
         if self.audio_buffer_bytes < 2 * 2400:
-            return self._error(ev, "input_audio_buffer_commit_empty",
-                               "buffer too small: at least 100ms of audio is required")
+            return self._error(
+                ev, "input_audio_buffer_commit_empty", "buffer too small: at least 100ms of audio is required"
+            )
         self.audio_buffer_bytes = 0
-        item = {"id": self._new_id("item"), "object": "realtime.item", "type": "message",
-                "status": "completed", "role": "user",
-                "content": [{"type": "input_audio", "transcript": None}]}
+        item = {
+            "id": self._new_id("item"),
+            "object": "realtime.item",
+            "type": "message",
+            "status": "completed",
+            "role": "user",
+            "content": [{"type": "input_audio", "transcript": None}],
+        }
         prev = self._insert(item, None)
-        self._emit({"type": "input_audio_buffer.committed", "previous_item_id": prev,
-                    "item_id": item["id"]})
+        self._emit({"type": "input_audio_buffer.committed", "previous_item_id": prev, "item_id": item["id"]})
         self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": dict(item)})
         self._emit({"type": "conversation.item.done", "previous_item_id": prev, "item": dict(item)})
 
@@ -232,15 +245,19 @@ class FakeRealtimeServer:
     def _item_truncate(self, ev: dict) -> None:
         if self.item(ev["item_id"]) is None:
             return self._error(ev, "item_truncate_invalid_item_id", "item not found")
-        self._emit({"type": "conversation.item.truncated", "item_id": ev["item_id"],
-                    "content_index": ev.get("content_index", 0),
-                    "audio_end_ms": ev.get("audio_end_ms", 0)})
+        self._emit(
+            {
+                "type": "conversation.item.truncated",
+                "item_id": ev["item_id"],
+                "content_index": ev.get("content_index", 0),
+                "audio_end_ms": ev.get("audio_end_ms", 0),
+            }
+        )
 
     def _response_cancel(self, ev: dict) -> None:
         # responses are generated at once (the model is faster than the network), so by
         # the time a cancel arrives there is never an active one: the API answers this
-        self._error(ev, "response_cancel_not_active",
-                    "Cancellation failed: no active response found")
+        self._error(ev, "response_cancel_not_active", "Cancellation failed: no active response found")
 
     def _response_create(self, ev: dict) -> None:
         params = ev.get("response") or {}
@@ -248,54 +265,73 @@ class FakeRealtimeServer:
         outputs = self.responses.pop(0) if self.responses else [message("ok")]
         resp_id = self._new_id("resp")
         base = {"id": resp_id, "object": "realtime.response", "metadata": params.get("metadata")}
-        self._emit({"type": "response.created",
-                    "response": {**base, "status": "in_progress", "output": []}})
+        self._emit({"type": "response.created", "response": {**base, "status": "in_progress", "output": []}})
         done_items = [self._output_item(resp_id, idx, out) for idx, out in enumerate(outputs)]
-        self._emit({"type": "response.done", "response": {
-            **base, "status": "completed", "output": done_items,
-            "usage": {"total_tokens": 0, "input_tokens": 0, "output_tokens": 0}}})
+        self._emit(
+            {
+                "type": "response.done",
+                "response": {
+                    **base,
+                    "status": "completed",
+                    "output": done_items,
+                    "usage": {"total_tokens": 0, "input_tokens": 0, "output_tokens": 0},
+                },
+            }
+        )
 
     def _output_item(self, resp_id: str, idx: int, out: dict) -> dict:
         common = {"response_id": resp_id, "output_index": idx}
         if out["kind"] == "function_call":
-            item = {"id": self._new_id("item"), "object": "realtime.item",
-                    "type": "function_call", "status": "in_progress",
-                    "call_id": self._new_id("call"), "name": out["name"], "arguments": ""}
+            item = {
+                "id": self._new_id("item"),
+                "object": "realtime.item",
+                "type": "function_call",
+                "status": "in_progress",
+                "call_id": self._new_id("call"),
+                "name": out["name"],
+                "arguments": "",
+            }
             prev = self._insert(item, None)
             self._emit({"type": "response.output_item.added", **common, "item": dict(item)})
-            self._emit({"type": "conversation.item.added", "previous_item_id": prev,
-                        "item": dict(item)})
+            self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": dict(item)})
             item.update(arguments=out["arguments"], status="completed")
-            self._emit({"type": "response.function_call_arguments.done", **common,
-                        "item_id": item["id"], "call_id": item["call_id"],
-                        "arguments": out["arguments"]})
+            self._emit(
+                {
+                    "type": "response.function_call_arguments.done",
+                    **common,
+                    "item_id": item["id"],
+                    "call_id": item["call_id"],
+                    "arguments": out["arguments"],
+                }
+            )
             self._emit({"type": "response.output_item.done", **common, "item": dict(item)})
             self._emit({"type": "conversation.item.done", "item": dict(item)})
             return dict(item)
 
         audio = self.output_modality == "audio"
         text = out["text"]
-        item = {"id": self._new_id("item"), "object": "realtime.item", "type": "message",
-                "role": "assistant", "status": "in_progress", "content": []}
+        item = {
+            "id": self._new_id("item"),
+            "object": "realtime.item",
+            "type": "message",
+            "role": "assistant",
+            "status": "in_progress",
+            "content": [],
+        }
         prev = self._insert(item, None)
         self._emit({"type": "response.output_item.added", **common, "item": dict(item)})
-        self._emit({"type": "conversation.item.added", "previous_item_id": prev,
-                    "item": dict(item, content=[])})
+        self._emit({"type": "conversation.item.added", "previous_item_id": prev, "item": dict(item, content=[])})
         part = {"item_id": item["id"], "content_index": 0, **common}
         if audio:
-            self._emit({"type": "response.content_part.added", **part,
-                        "part": {"type": "audio", "transcript": ""}})
+            self._emit({"type": "response.content_part.added", **part, "part": {"type": "audio", "transcript": ""}})
             self._emit({"type": "response.output_audio_transcript.delta", **part, "delta": text})
             for _ in range(out.get("frames", 3)):
-                self._emit({"type": "response.output_audio.delta", **part,
-                            "delta": SILENCE_20MS})
+                self._emit({"type": "response.output_audio.delta", **part, "delta": SILENCE_20MS})
             self._emit({"type": "response.output_audio.done", **part})
-            self._emit({"type": "response.output_audio_transcript.done", **part,
-                        "transcript": text})
+            self._emit({"type": "response.output_audio_transcript.done", **part, "transcript": text})
             content = [{"type": "output_audio", "transcript": text}]
         else:
-            self._emit({"type": "response.content_part.added", **part,
-                        "part": {"type": "text", "text": ""}})
+            self._emit({"type": "response.content_part.added", **part, "part": {"type": "text", "text": ""}})
             self._emit({"type": "response.output_text.delta", **part, "delta": text})
             self._emit({"type": "response.output_text.done", **part, "text": text})
             content = [{"type": "output_text", "text": text}]
@@ -309,10 +345,13 @@ class FakeRealtimeServer:
 def _describe(item: dict) -> dict[str, Any]:
     """id, type, role and text of a server item, for the scenario's JSON result."""
     text = " ".join(
-        c.get("text") or c.get("transcript") or ""
-        for c in item.get("content") or []
-        if isinstance(c, dict)
+        c.get("text") or c.get("transcript") or "" for c in item.get("content") or [] if isinstance(c, dict)
     )
-    out = {"id": item["id"], "type": item.get("type"), "role": item.get("role"),
-           "call_id": item.get("call_id"), "text": text or item.get("output")}
+    out = {
+        "id": item["id"],
+        "type": item.get("type"),
+        "role": item.get("role"),
+        "call_id": item.get("call_id"),
+        "text": text or item.get("output"),
+    }
     return {k: v for k, v in out.items() if v is not None}

@@ -26,8 +26,7 @@ def _await_chain(task: asyncio.Task) -> list[str]:
         frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
         if frame is not None:
             out.append(f"{frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
-        coro = (getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
-                or getattr(coro, "gi_yieldfrom", None))
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None) or getattr(coro, "gi_yieldfrom", None)
     return out
 
 
@@ -97,8 +96,7 @@ class AutoFinishAudioOutput(io.AudioOutput):
     """An audio sink that "plays" each segment instantly: flush finishes it."""
 
     def __init__(self) -> None:
-        super().__init__(label="AutoFinishAudioOutput",
-                         capabilities=io.AudioOutputCapabilities(pause=True))
+        super().__init__(label="AutoFinishAudioOutput", capabilities=io.AudioOutputCapabilities(pause=True))
         self._duration = 0.0
         self._active = False
 
@@ -129,8 +127,11 @@ def is_added(item_type: str, role: str | None = None) -> Callable[[dict], bool]:
 
     def match(ev: dict) -> bool:
         item = ev.get("item") or {}
-        return (ev.get("type") == "conversation.item.added" and item.get("type") == item_type
-                and (role is None or item.get("role") == role))
+        return (
+            ev.get("type") == "conversation.item.added"
+            and item.get("type") == item_type
+            and (role is None or item.get("role") == role)
+        )
 
     return match
 
@@ -154,8 +155,11 @@ class Harness:
         return self.server.hold(predicate)
 
     def local_items(self) -> list[dict]:
-        return [describe_local(i) for i in self.session.current_agent.chat_ctx.items
-                if i.type in ("message", "function_call", "function_call_output")]
+        return [
+            describe_local(i)
+            for i in self.session.current_agent.chat_ctx.items
+            if i.type in ("message", "function_call", "function_call_output")
+        ]
 
     async def settle(self, *handles) -> None:
         """Wait for the given speeches, then for the session to go idle."""
@@ -167,8 +171,9 @@ class Harness:
         return {
             "server_items": self.server.summary(),
             "server_deleted": self.server.deleted,
-            "client_deletes": [ev["item_id"] for ev in self.server.client_events
-                               if ev.get("type") == "conversation.item.delete"],
+            "client_deletes": [
+                ev["item_id"] for ev in self.server.client_events if ev.get("type") == "conversation.item.delete"
+            ],
             "local_items": self.local_items(),
             **extra,
         }
@@ -176,8 +181,11 @@ class Harness:
 
 @contextlib.asynccontextmanager
 async def realtime_session(
-    agent: Agent, *, modalities: tuple[str, ...] = ("text",),
-    audio_output: io.AudioOutput | None = None, **model_options: object,
+    agent: Agent,
+    *,
+    modalities: tuple[str, ...] = ("text",),
+    audio_output: io.AudioOutput | None = None,
+    **model_options: object,
 ) -> AsyncIterator[Harness]:
     server = FakeRealtimeServer()
     url = await server.start()
@@ -215,8 +223,7 @@ async def pipeline_session(agent: Agent, model: llm.LLM) -> AsyncIterator[AgentS
 # -- the end of a user turn ------------------------------------------------------------------
 
 # 500 ms of silence, mono PCM16 at the engine's 24 kHz (the API commits at least 100 ms)
-_TURN_AUDIO = rtc.AudioFrame(data=b"\x00\x00" * 12000, sample_rate=24000, num_channels=1,
-                             samples_per_channel=12000)
+_TURN_AUDIO = rtc.AudioFrame(data=b"\x00\x00" * 12000, sample_rate=24000, num_channels=1, samples_per_channel=12000)
 
 
 async def end_user_turn(session: AgentSession, transcript: str) -> None:
@@ -230,9 +237,12 @@ async def end_user_turn(session: AgentSession, transcript: str) -> None:
     if activity._rt_session is not None:
         activity._rt_session.push_audio(_TURN_AUDIO)
     info = _EndOfTurnInfo(
-        skip_reply=False, new_transcript=transcript, transcript_confidence=1.0,
-        metrics=_EndOfTurnMetrics(started_speaking_at=None, stopped_speaking_at=None,
-                                  transcription_delay=None, end_of_turn_delay=None),
+        skip_reply=False,
+        new_transcript=transcript,
+        transcript_confidence=1.0,
+        metrics=_EndOfTurnMetrics(
+            started_speaking_at=None, stopped_speaking_at=None, transcription_delay=None, end_of_turn_delay=None
+        ),
     )
     assert activity.on_end_of_turn(info), "the activity refused the end of turn"
     await bounded(asyncio.shield(activity._user_turn_completed_atask), "on_user_turn_completed")

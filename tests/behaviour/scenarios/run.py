@@ -80,8 +80,11 @@ def main() -> None:
             result = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
         out["scenarios"][name] = result
     # the file each swapped module was really loaded from (the app scenarios import lazily)
-    out["modules"] = {name: str(Path(sys.modules[name].__file__).resolve())
-                      for name in files if name != TARGET and name in sys.modules}
+    out["modules"] = {
+        name: str(Path(sys.modules[name].__file__).resolve())
+        for name in files
+        if name != TARGET and name in sys.modules
+    }
     print(RESULT_PREFIX + json.dumps(out), flush=True)
 
 

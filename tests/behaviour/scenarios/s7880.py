@@ -54,9 +54,7 @@ async def tool_output() -> dict:
         return h.result(pushed_output=_fco_ids(h.local_items()))
 
 
-async def interrupt_during_tool_call(
-    h: Harness, agent: WeatherAgent, user_input: str
-) -> SpeechHandle:
+async def interrupt_during_tool_call(h: Harness, agent: WeatherAgent, user_input: str) -> SpeechHandle:
     """Start a reply whose response calls the (gated) tool, and interrupt it while the
     response is still generating: that sends the tool's output down the interrupted path
     (:4737). Interrupted after the response ended, the speech would already be a background
@@ -97,8 +95,9 @@ async def replace_then_append() -> dict:
     async with realtime_session(agent) as h:
         ctx = agent.chat_ctx.copy()
         note = ctx.add_message(role="assistant", content="Note: the user prefers Celsius.")
-        note_ack = h.hold(lambda ev: ev.get("type") == "conversation.item.added"
-                          and (ev.get("item") or {}).get("id") == note.id)
+        note_ack = h.hold(
+            lambda ev: ev.get("type") == "conversation.item.added" and (ev.get("item") or {}).get("id") == note.id
+        )
         replace = asyncio.create_task(agent.update_chat_ctx(ctx))
         await wait(note_ack.reached, "the replacement push")
 

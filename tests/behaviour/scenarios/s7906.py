@@ -42,8 +42,7 @@ async def copy_in_flight_apply_after() -> dict:
         await wait(committed, "the text turn's push to return")
         await bounded(h.session.current_agent.update_chat_ctx(copy), "the replacement push")
         await h.settle(s1)
-        return h.result(user_msg=user_ids[0],
-                        copy_had_user_msg=copy.get_by_id(user_ids[0]) is not None)
+        return h.result(user_msg=user_ids[0], copy_had_user_msg=copy.get_by_id(user_ids[0]) is not None)
 
 
 async def copy_and_apply_in_flight() -> dict:
@@ -56,8 +55,7 @@ async def copy_and_apply_in_flight() -> dict:
         user_ack = h.hold(is_added("message", role="user"))
         s1 = h.session.generate_reply(user_input="hello")
         await wait(user_ack.reached, "the text turn's push")
-        replace = asyncio.create_task(
-            h.session.current_agent.update_chat_ctx(h.session.current_agent.chat_ctx.copy()))
+        replace = asyncio.create_task(h.session.current_agent.update_chat_ctx(h.session.current_agent.chat_ctx.copy()))
         replace_waits = on_lock_wait(lambda t: t is replace)
         await wait(replace_waits, "the replacement to queue behind the text turn's push")
         user_ack.release()

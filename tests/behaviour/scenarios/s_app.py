@@ -59,8 +59,9 @@ async def realtime_memory_writeback() -> dict:
     memory_module = importlib.import_module("livekit_memorysync.memory")
     user_item_local = asyncio.Event()
     api = _GatedMemoryApi(user_item_local)
-    memory = memory_module.MemorySyncMemory(user_id="caller", api=api, prefetch=False,
-                                            persist_injection=True, recall_timeout=10.0)
+    memory = memory_module.MemorySyncMemory(
+        user_id="caller", api=api, prefetch=False, persist_injection=True, recall_timeout=10.0
+    )
     agent = _MemoryAgent(memory)
     async with realtime_session(agent, turn_detection=None) as h:
         rt_session = h.session._activity._rt_session
@@ -111,8 +112,7 @@ async def pipeline_rag_writeback() -> dict:
         release.set()
         await bounded(turn, "the user turn")
         await bounded(session.wait_for_idle(), "the reply")
-        local = [(i.role, i.text_content or "") for i in session.current_agent.chat_ctx.items
-                 if i.type == "message"]
+        local = [(i.role, i.text_content or "") for i in session.current_agent.chat_ctx.items if i.type == "message"]
         return {
             "app_file": app.__file__,
             "committed_id": committed.id,
@@ -137,6 +137,5 @@ async def detached_push_then_reply() -> dict:
         return {
             "app_file": app.__file__,
             "llm_requests": model.requests,
-            "local_texts": [i.text_content or "" for i in session.current_agent.chat_ctx.items
-                            if i.type == "message"],
+            "local_texts": [i.text_content or "" for i in session.current_agent.chat_ctx.items if i.type == "message"],
         }

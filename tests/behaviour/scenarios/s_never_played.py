@@ -29,8 +29,7 @@ PROCESS_MESSAGES_TASK = "AgentActivity.realtime_generation.process_messages"
 async def _reply_interrupted_between(h: Harness, audio: AutoFinishAudioOutput) -> SpeechHandle:
     """Start a reply scripted as [A, B]; interrupt it after A played, before B is pulled."""
     # B's events are held on the wire: the server has created B, the client not heard of it
-    b_created = h.hold(lambda ev: ev.get("type") == "response.output_item.added"
-                       and ev.get("output_index") == 1)
+    b_created = h.hold(lambda ev: ev.get("type") == "response.output_item.added" and ev.get("output_index") == 1)
     a_played = asyncio.Event()
     next_pull: list[asyncio.Event] = []
 
@@ -65,9 +64,13 @@ async def abandoned_after_played() -> dict:
         speech = await _reply_interrupted_between(h, audio)
         await h.settle(speech)
         a_id, b_id = _message_ids(h)[:2]
-        return h.result(a_id=a_id, b_id=b_id, truncated=[
-            ev["item_id"] for ev in h.server.client_events
-            if ev.get("type") == "conversation.item.truncate"])
+        return h.result(
+            a_id=a_id,
+            b_id=b_id,
+            truncated=[
+                ev["item_id"] for ev in h.server.client_events if ev.get("type") == "conversation.item.truncate"
+            ],
+        )
 
 
 async def cleanup_then_late_tool_output() -> dict:
@@ -99,7 +102,12 @@ async def cleanup_then_late_tool_output() -> dict:
         reached.cancel()
         await h.settle(s1, s2)
         b_id = _message_ids(h)[1]
-        return h.result(b_id=b_id, cleanup_push=cleanup_push, b_creates=[
-            ev["item"].get("id") for ev in h.server.client_events
-            if ev.get("type") == "conversation.item.create"
-            and ev["item"].get("id") == b_id])
+        return h.result(
+            b_id=b_id,
+            cleanup_push=cleanup_push,
+            b_creates=[
+                ev["item"].get("id")
+                for ev in h.server.client_events
+                if ev.get("type") == "conversation.item.create" and ev["item"].get("id") == b_id
+            ],
+        )
