@@ -212,7 +212,8 @@ def files_seen(tools: Tools, paths: list[Path]) -> dict[str, int]:
         text=True,
     ).stdout
     code = (
-        "import sys; from pathlib import Path; from rtlint import config as c; from rtlint.engine.discovery import discover\n"
+        "import sys; from pathlib import Path\n"
+        "from rtlint.engine import config as c; from rtlint.engine.discovery import discover\n"
         "print(len(discover(sys.argv[1:], c.load(None, Path(sys.argv[1]))).targets))"
     )
     rtlint = subprocess.run(
