@@ -36,6 +36,20 @@ def _refresh(args) -> int:
     return 0
 
 
+def _trees(parser: argparse.ArgumentParser, specs: list[str]) -> list[tuple[packages.Package, Path]]:
+    """The folders of --tree NAME=DIR, each as a package at version 'local'."""
+    trees = []
+    for spec in specs:
+        name, sep, folder = spec.partition("=")
+        if not sep or not name.strip() or not folder.strip():
+            parser.error(f"--tree takes NAME=DIR, not {spec!r}")
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            parser.error(f"--tree {spec}: {path} is not a folder")
+        trees.append((packages.Package(packages.normalise(name.strip()), "local"), path))
+    return trees
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ecosystem", description=__doc__)
     parser.add_argument("--base", help="git ref of the version compared against (default: the last tag, else main~1)")
@@ -56,6 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         "--index", type=Path, default=packages.INDEX, help=f"the package index's name list (default {packages.INDEX})"
     )
     parser.add_argument("--only", help="comma-separated package names: lint just these (a quick look)")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="also lint a folder that is not on the index, reported as package NAME at version 'local' "
+        "(e.g. pipecat-examples=CHECKOUT/examples of a clone of github.com/pipecat-ai/pipecat); repeatable",
+    )
     parser.add_argument(
         "--output", type=Path, default=HERE / "ecosystem.md", help="the markdown summary (default bench/ecosystem.md)"
     )
@@ -101,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     head = versions.materialise(args.head)
     print(f"base {base.ref}: {base.describe}\nhead {head.ref}: {head.describe}")
     fetched = fetch.fetch(listed, retry_skipped=args.retry_skipped, timeout=args.download_timeout)
+    fetched += [fetch.Fetched(package, tree) for package, tree in _trees(parser, args.tree)]
     config = fetch.ROOT / "empty-config.toml"
     config.write_text(runner.EMPTY_CONFIG)
     results = []

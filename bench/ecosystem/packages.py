@@ -5,6 +5,8 @@ bench/ecosystem_packages.txt (names and pinned versions only, never code).
 The rule, applied by `derive`:
 - every package whose name starts with `livekit`, except LiveKit's SDK and protocol packages
   (`SDK`): they are client and server bindings, not agent code, and hold no chat context;
+- every package whose name starts with `pipecat` (the framework, its flows and sub-agent layers,
+  and its plugins), except those of `NOT_PIPECAT`, which only share the prefix;
 - plus the voice-agent frameworks of `FRAMEWORKS`, reviewed by hand from the same list: each
   builds voice or realtime agents (or republishes LiveKit Agents under another name).
 A name without a version in the list cannot be pinned and is left out.
@@ -20,10 +22,9 @@ HERE = Path(__file__).resolve().parent.parent
 LIST = HERE / "ecosystem_packages.txt"
 INDEX = Path("/work/.library/env/packages/pypi.tsv")
 SDK = frozenset({"livekit", "livekit-api", "livekit-protocol", "livekit-rtc"})
+# `pipecat` 0.3.0 (2017) is a data-logging library for sensors and instruments, not Pipecat's
+NOT_PIPECAT = frozenset({"pipecat"})
 FRAMEWORKS = (
-    "pipecat-ai",
-    "pipecat-ai-flows",
-    "pipecat-ai-subagents",  # Pipecat and its flow/sub-agent layers
     "openai-agents",  # the OpenAI Agents SDK (voice pipeline, realtime sessions)
     "vocode",
     "vision-agents",
@@ -50,7 +51,8 @@ HEADER = """\
 # The packages of the ecosystem check (python -m bench.ecosystem): names and pinned versions only.
 # Derived by `python -m bench.ecosystem --refresh` from the package index's name list; the rule is
 # in bench/ecosystem/packages.py: every livekit* package except the SDK and protocol packages
-# ({sdk}), plus the voice-agent frameworks named there.
+# ({sdk}), every pipecat* package (but {not_pipecat}, which only shares the prefix), plus the
+# voice-agent frameworks named there.
 """
 
 
@@ -70,7 +72,11 @@ def normalise(name: str) -> str:
 
 def wanted(name: str) -> bool:
     name = normalise(name)
-    return (name.startswith("livekit") and name not in SDK) or name in FRAMEWORKS
+    return (
+        (name.startswith("livekit") and name not in SDK)
+        or (name.startswith("pipecat") and name not in NOT_PIPECAT)
+        or name in FRAMEWORKS
+    )
 
 
 def derive(index_lines) -> list[Package]:
@@ -92,7 +98,8 @@ def derive_from(index: Path) -> list[Package]:
 
 
 def render(packages: list[Package]) -> str:
-    return HEADER.format(sdk=", ".join(sorted(SDK))) + "".join(f"{p.pin}\n" for p in sorted(packages))
+    header = HEADER.format(sdk=", ".join(sorted(SDK)), not_pipecat=", ".join(sorted(NOT_PIPECAT)))
+    return header + "".join(f"{p.pin}\n" for p in sorted(packages))
 
 
 def parse(text: str) -> list[Package]:

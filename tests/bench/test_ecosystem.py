@@ -27,7 +27,9 @@ LiveKit_Plugins.Foo\t0.3\t2026-01\t\tmixed case and separators
 livekit-empty\t\t2026-01\t\tno version: cannot be pinned
 livekitx\t0.1\t2026-01\t\tprefix without a dash still counts
 pipecat-ai\t1.14.0\t2026-10\t\tframework
-pipecat-ai-whisker\t2.0.1\t2026-08\t\ta pipecat add-on, not in the framework list
+pipecat-ai-whisker\t2.0.1\t2026-08\t\ta pipecat add-on
+Pipecat_Memorysync\t1.2.1\t2026-10\t\ta plugin, mixed case
+pipecat\t0.3.0\t2017-05\t\tdata logging for sensors: only the prefix is shared
 openai-agents\t0.24.0\t2026-10\t700\t
 unrelated\t1.0\t2020-01\t\t
 """
@@ -41,6 +43,8 @@ def test_derive_applies_the_rule():
         "livekitx==0.1",
         "openai-agents==0.24.0",
         "pipecat-ai==1.14.0",
+        "pipecat-ai-whisker==2.0.1",
+        "pipecat-memorysync==1.2.1",
     ]
 
 
@@ -62,6 +66,9 @@ def test_the_checked_in_list_follows_the_rule():
     assert listed and all(packages.wanted(p.name) for p in listed)
     assert not {p.name for p in listed} & packages.SDK
     assert {"livekit-agents", "pipecat-ai", "openai-agents"} <= {p.name for p in listed}
+    # every pipecat* package of the index (issue 21), not only the framework
+    assert len([p for p in listed if p.name.startswith("pipecat")]) >= 100
+    assert "pipecat" not in {p.name for p in listed}
 
 
 def F(line: int, code: str = "RTL001", path: str = "pkg/a.py", message: str = "m") -> Finding:
@@ -250,3 +257,18 @@ def test_refresh_rewrites_the_list_from_the_index_and_says_what_changed(tmp_path
     assert packages.load(listed) == packages.derive(INDEX.splitlines())
     out = capsys.readouterr().out
     assert "+ livekit-agents==1.8.9" in out and "- livekit-agents==1.8.8" in out and "- livekit-gone==0.1" in out
+
+
+def test_a_local_tree_is_a_package_at_version_local(tmp_path):
+    import argparse
+
+    from bench.ecosystem.__main__ import _trees
+
+    parser = argparse.ArgumentParser()
+    (tmp_path / "examples").mkdir()
+    assert _trees(parser, [f"Pipecat_Examples={tmp_path / 'examples'}"]) == [
+        (Package("pipecat-examples", "local"), (tmp_path / "examples").resolve())
+    ]
+    for bad in ("no-equals", f"x={tmp_path / 'missing'}", f"={tmp_path}"):
+        with pytest.raises(SystemExit):
+            _trees(parser, [bad])
