@@ -6,15 +6,21 @@ with the pinned releases and runs each scenario as a subprocess with that venv's
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import shutil
 import subprocess
-import sys
-import tempfile
-import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+
+from venvs import (
+    BuildError,
+    cached_folder,
+    create_venv,
+    interpreter_tag,
+    pip_install,
+    venv_python,
+)
+from venvs import run_scenarios as _run_scenarios
+
+from tests.support.wheels import cache_root
 
 LIVEKIT_AGENTS = "1.8.8"
 LIVEKIT_PLUGINS_OPENAI = "1.8.8"
@@ -30,10 +36,8 @@ MEMORYSYNC_MEMORY_REL = Path("livekit_memorysync", "memory.py")
 MEMORYSYNC_MODULE = "livekit_memorysync.memory"
 
 HERE = Path(__file__).resolve().parent
-SCENARIO_RUNNER = HERE / "scenarios" / "run.py"
 APPS = HERE / "apps"  # our own pristine application modules, by the module name they load as
 APP_MODULES = {"app_rag_agent": APPS / "rag_agent.py", "app_detached_push": APPS / "detached_push.py"}
-RESULT_PREFIX = "RTLINT-BEHAVIOUR-RESULT "
 # the names scenarios/scenario_defs.py registers
 SCENARIOS = [
     "7880_tool_output",
@@ -57,124 +61,38 @@ class PyPIUnreachable(RuntimeError):
     """The venv cannot be built because the package index cannot be reached."""
 
 
-def cache_root() -> Path:
-    env = os.environ.get("RTLINT_TEST_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "rtlint-tests"
-
-
 def venv_dir() -> Path:
-    # keyed by the pinned versions and the interpreter's minor version: a venv is only
-    # valid for the python it was made with
-    py = f"py{sys.version_info.major}{sys.version_info.minor}"
-    return cache_root() / f"lk-{LIVEKIT_AGENTS}-oai-{LIVEKIT_PLUGINS_OPENAI}-{py}"
+    # keyed by the pinned versions and the interpreter's minor version
+    return cache_root() / f"lk-{LIVEKIT_AGENTS}-oai-{LIVEKIT_PLUGINS_OPENAI}-{interpreter_tag()}"
 
 
-def venv_python(root: Path) -> Path:
-    return root / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _ready(root: Path) -> bool:
-    return (root / ".rtlint-complete").is_file() and venv_python(root).exists()
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path):
-    """An exclusive lock so two pytest processes don't build the same venv at once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as fh:
-        try:
-            import fcntl
-        except ImportError:  # no flock: the temp-dir-and-rename below still keeps it safe
-            yield
-            return
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _pypi_reachable() -> bool:
+def _cached(root: Path, build: Callable[[Path], None], stamp: list[str]) -> Path:
     try:
-        with urllib.request.urlopen("https://pypi.org/simple/livekit-agents/", timeout=15):
-            return True
-    except Exception:
-        return False
+        return cached_folder(root, build, "\n".join(stamp) + "\n")
+    except BuildError as e:
+        if not e.index_reachable:
+            raise PyPIUnreachable(str(e)) from e
+        raise
 
 
 def ensure_venv() -> Path:
     """Return the python of the cached livekit venv, building it if needed."""
-    root = venv_dir()
-    if _ready(root):
-        return venv_python(root)
-    with _file_lock(root.with_name(root.name + ".lock")):
-        if _ready(root):  # another process built it while we waited
-            return venv_python(root)
-        # build into a temp dir and rename, so a killed build never looks complete
-        tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private; a shared cache should stay readable
-        try:
-            subprocess.run([sys.executable, "-m", "venv", str(tmp)], check=True, capture_output=True)
-            pip = subprocess.run(
-                [str(venv_python(tmp)), "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
-                capture_output=True,
-                text=True,
-                timeout=900,
-            )
-            if pip.returncode != 0:
-                if not _pypi_reachable():
-                    raise PyPIUnreachable(pip.stderr[-2000:])
-                raise RuntimeError(f"pip install failed:\n{pip.stdout}\n{pip.stderr}")
-            (tmp / ".rtlint-complete").write_text("\n".join(REQUIREMENTS) + "\n")
-            if root.exists():  # a stale, incomplete venv
-                shutil.rmtree(root)
-            os.rename(tmp, root)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return venv_python(root)
+
+    def build(tmp: Path) -> None:
+        pip_install(create_venv(tmp), REQUIREMENTS, what="the livekit-agents venv", timeout=900)
+
+    return venv_python(_cached(venv_dir(), build, REQUIREMENTS))
 
 
 def ensure_app_packages(python: Path) -> Path:
     """The folder (cached) holding APP_PACKAGES, for run.py's --path."""
     root = python.parent.parent.with_name(python.parent.parent.name + "-apps")
-    if (root / ".rtlint-complete").is_file():
-        return root
-    with _file_lock(root.with_name(root.name + ".lock")):
-        if (root / ".rtlint-complete").is_file():
-            return root
-        tmp = Path(tempfile.mkdtemp(prefix=root.name + ".tmp-", dir=root.parent))
-        os.chmod(tmp, 0o755)
-        try:
-            pip = subprocess.run(
-                [
-                    str(python),
-                    "-m",
-                    "pip",
-                    "install",
-                    "-q",
-                    "--disable-pip-version-check",
-                    "--no-deps",
-                    "--target",
-                    str(tmp),
-                    *APP_PACKAGES,
-                ],
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            if pip.returncode != 0:
-                if not _pypi_reachable():
-                    raise PyPIUnreachable(pip.stderr[-2000:])
-                raise RuntimeError(f"pip install failed:\n{pip.stdout}\n{pip.stderr}")
-            (tmp / ".rtlint-complete").write_text("\n".join(APP_PACKAGES) + "\n")
-            if root.exists():
-                shutil.rmtree(root)
-            os.rename(tmp, root)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return root
+
+    def build(tmp: Path) -> None:
+        args = ["--no-deps", "--target", str(tmp), *APP_PACKAGES]
+        pip_install(python, args, what="the application packages", timeout=600)
+
+    return _cached(root, build, APP_PACKAGES)
 
 
 def pristine_agent_activity(python: Path) -> Path:
@@ -199,32 +117,14 @@ def run_scenarios(
     Returns {"loaded_agent_activity", "loaded_sha256", "scenarios": {name: result},
     "stderr_tail"}; a scenario that raised has {"error", "traceback"} as its result.
     """
-    cmd = [str(python), str(SCENARIO_RUNNER), *names]
-    if agent_activity is not None:
-        cmd += ["--agent-activity", str(agent_activity)]
-    for name, file in (modules or {}).items():
-        cmd += ["--module", f"{name}={file}"]
-    for folder in paths:
-        cmd += ["--path", str(folder)]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", OPENAI_API_KEY="sk-fake-local-only")
-    for var in ("PYTHONPATH", "PYTHONHOME", "OPENAI_BASE_URL"):
-        env.pop(var, None)
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=30 + SCENARIO_BUDGET * len(names))
-    except subprocess.TimeoutExpired as e:
-        raise RuntimeError(f"scenario runner timed out: {cmd}\n{_text(e.stderr)[-8000:]}") from e
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith(RESULT_PREFIX):
-            out = json.loads(line[len(RESULT_PREFIX) :])
-            out["stderr_tail"] = proc.stderr[-6000:]
-            return out
-    raise RuntimeError(
-        f"scenario runner produced no result (exit {proc.returncode})\n"
-        f"--- stdout ---\n{proc.stdout[-4000:]}\n--- stderr ---\n{proc.stderr[-8000:]}"
+    options = [] if agent_activity is None else ["--agent-activity", str(agent_activity)]
+    return _run_scenarios(
+        python,
+        names,
+        registry="scenario_defs",
+        options=options,
+        modules=modules,
+        paths=paths,
+        env={"OPENAI_API_KEY": "sk-fake-local-only"},
+        timeout=30 + SCENARIO_BUDGET * len(names),
     )
-
-
-def _text(data: bytes | str | None) -> str:
-    if isinstance(data, bytes):
-        return data.decode(errors="replace")
-    return data or ""

@@ -1,8 +1,10 @@
-"""Run behaviour scenarios against the real livekit AgentSession; runs in the livekit venv.
+"""Run behaviour scenarios in a framework's venv (LiveKit's or Pipecat's).
 
-    python run.py SCENARIO [SCENARIO ...] [--agent-activity FILE] [--module NAME=FILE ...]
-                  [--path DIR ...]
+    python run.py SCENARIO [SCENARIO ...] [--registry MODULE] [--agent-activity FILE]
+                  [--module NAME=FILE ...] [--path DIR ...]
 
+--registry names the module (in this folder) whose SCENARIOS dict maps the names to
+coroutine functions: scenario_defs (LiveKit, the default) or pc_scenario_defs (Pipecat).
 --agent-activity makes `livekit.agents.voice.agent_activity` load from FILE instead of the
 installed package (a meta-path finder: `livekit` is a namespace package and
 `livekit.agents` a regular one, so only that one module is swapped, and its relative
@@ -45,9 +47,14 @@ def _module_file(text: str) -> tuple[str, Path]:
     return name, Path(file).resolve()
 
 
+def _sha256(file: Path) -> str:
+    return hashlib.sha256(file.read_bytes()).hexdigest()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("scenarios", nargs="+")
+    parser.add_argument("--registry", default="scenario_defs")
     parser.add_argument("--agent-activity", type=Path)
     parser.add_argument("--module", type=_module_file, action="append", default=[])
     parser.add_argument("--path", type=Path, action="append", default=[])
@@ -63,28 +70,26 @@ def main() -> None:
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import scenario_defs  # imports livekit, after the finder is in place
+    registry = importlib.import_module(args.registry)  # imports the framework, after the finder
 
-    module = sys.modules[TARGET]
-    loaded = Path(module.__file__).resolve()
-    out: dict = {
-        "loaded_agent_activity": str(loaded),
-        "loaded_sha256": hashlib.sha256(loaded.read_bytes()).hexdigest(),
-        "scenarios": {},
-    }
+    out: dict = {"scenarios": {}}
+    if TARGET in sys.modules:  # the LiveKit registry imports it
+        loaded = Path(sys.modules[TARGET].__file__).resolve()
+        out["loaded_agent_activity"] = str(loaded)
+        out["loaded_sha256"] = _sha256(loaded)
     for name in args.scenarios:
-        fn = scenario_defs.SCENARIOS[name]
+        fn = registry.SCENARIOS[name]
         try:
             result = asyncio.run(asyncio.wait_for(fn(), SCENARIO_TIMEOUT))
         except BaseException as e:  # report, and go on with the other scenarios
             result = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
         out["scenarios"][name] = result
     # the file each swapped module was really loaded from (the app scenarios import lazily)
-    out["modules"] = {
-        name: str(Path(sys.modules[name].__file__).resolve())
-        for name in files
-        if name != TARGET and name in sys.modules
+    loaded_modules = {
+        name: Path(sys.modules[name].__file__).resolve() for name in files if name != TARGET and name in sys.modules
     }
+    out["modules"] = {name: str(file) for name, file in loaded_modules.items()}
+    out["module_sha256"] = {name: _sha256(file) for name, file in loaded_modules.items()}
     print(RESULT_PREFIX + json.dumps(out), flush=True)
 
 
