@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from venvs import BuildError, cached_folder, create_venv, interpreter_tag, pip_install, venv_python
@@ -77,6 +78,41 @@ REGISTRY = "pc_scenario_defs"  # scenarios/pc_scenario_defs.py
 SCENARIO_BUDGET = 45.0  # seconds per scenario, beyond its own 40 s safety net
 
 
+@dataclass(frozen=True)
+class App:
+    """An application module under test: apps/<file> as a Pipecat user wrote it, and
+    apps/handfixed/<file> fixed by hand from design.md's fix text."""
+
+    file: str
+    code: str  # what rtlint reports on the pristine file
+    at: str  # ... on the line holding this text (where design.md says it is reported)
+    scenario: str  # the scenario of scenarios/pc_scenario_defs.py that runs it
+    fix_args: tuple[str, ...] = ()  # ("--unsafe-fixes",) where the fix is unsafe
+
+    @property
+    def module(self) -> str:
+        """The name the scenario imports it by (run.py's --module swaps the variant in)."""
+        return "app_" + self.file.removesuffix(".py")
+
+    @property
+    def pristine(self) -> Path:
+        return APPS / self.file
+
+    @property
+    def handfixed(self) -> Path:
+        return HANDFIXED / self.file
+
+
+APP_TABLE = (
+    App("pipecat_memory.py", "RTL005", "frame.context.set_messages(messages)", "pc_memory_writeback"),
+    App("pipecat_handover.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_handover_update"),
+    App("pipecat_greeting.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_greeting_update"),
+    App("pipecat_save.py", "RTL008", "messages.pop()", "pc_save_conversation"),
+    App("pipecat_intro.py", "RTL006", "asyncio.create_task(", "pc_intro_detached_append", ("--unsafe-fixes",)),
+    App("pipecat_keypad.py", "RTL006", "asyncio.create_task(", "pc_keypad_detached_append", ("--unsafe-fixes",)),
+)
+
+
 class UnsupportedPython(RuntimeError):
     """pipecat-ai 1.14.0 does not install on this interpreter."""
 
@@ -113,18 +149,18 @@ def _smoke(python: Path) -> None:
         )
 
 
-def run_scenarios(python: Path, names: list[str], modules: dict[str, Path]) -> dict:
-    """Run Pipecat scenarios in one process; `modules` maps each application module's name
-    to the file it loads from (the pristine, hand-fixed or rtlint-fixed variant).
+def run_apps(python: Path, files: dict[App, Path]) -> dict:
+    """Run the scenario of each app in one process, the app loaded from the file it maps to
+    (the pristine, hand-fixed or rtlint-fixed variant).
 
     Returns {"scenarios": {name: result}, "modules", "module_sha256", "stderr_tail"}; a
     scenario that raised has {"error", "traceback"} as its result.
     """
     return _run_scenarios(
         python,
-        names,
+        [app.scenario for app in files],
         registry=REGISTRY,
-        modules=modules,
+        modules={app.module: file for app, file in files.items()},
         env={"LOGURU_LEVEL": "WARNING"},
-        timeout=30 + SCENARIO_BUDGET * len(names),
+        timeout=30 + SCENARIO_BUDGET * len(files),
     )

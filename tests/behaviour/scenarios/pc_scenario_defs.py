@@ -67,7 +67,14 @@ async def memory_writeback() -> dict:
         committed = [m.get("content") for m in conv.context.get_messages()]
         store.release.set()
         await conv.replied(replies[-1].text)
-        return _result(app, conv, committed_during_recall=committed, recall_queries=store.queries)
+        return _result(
+            app,
+            conv,
+            said=[BOOKING, PARTY],
+            memory=MEMORY,
+            committed_during_recall=committed,
+            recall_queries=store.queries,
+        )
 
 
 # -- RTL005, a frame write: an Update built from a copy, applied after what is queued ahead ----
@@ -85,12 +92,13 @@ async def handover_update() -> dict:
         app.register_tools(conv.llm)
         await conv.user_says(INVOICE_QUESTION)
         await conv.replied(BILLING_HELLO)
-        return _result(app, conv)
+        return _result(app, conv, billing_prompt=app.BILLING_PROMPT["content"])
 
 
 # -- RTL005, a frame write: `copy + [new]` as an Update while an Append is queued ---------------
 
 CALLER = {"name": "Ada", "plan": "family"}
+PROFILE = "The caller is Ada, on the family plan."  # what the apps make of CALLER
 GREETING_REPLY = "Hello Ada! How can I help you today?"
 
 
@@ -106,7 +114,7 @@ async def greeting_update() -> dict:
         queued_behind = [m.get("content") for m in conv.context.get_messages()]
         await conv.user.resume_processing_frames()
         await conv.replied(GREETING_REPLY)
-        return _result(app, conv, context_when_greeting=queued_behind)
+        return _result(app, conv, profile=PROFILE, context_when_greeting=queued_behind)
 
 
 # -- RTL008: an in-place edit of the live list, meant for a private copy -----------------------
@@ -129,7 +137,7 @@ async def save_conversation() -> dict:
             await conv.user_says(SAVE_REQUEST)
             await conv.replied(SAVED_REPLY)
             saved = [json.loads(f.read_text()) for f in sorted(Path(folder).glob("*.json"))]
-            return _result(app, conv, saved=saved)
+            return _result(app, conv, request=SAVE_REQUEST, saved=saved)
 
 
 # -- RTL006: a detached Append overtaken by an LLMRunFrame -------------------------------------
@@ -143,7 +151,7 @@ async def intro_detached_append() -> dict:
     app = importlib.import_module(INTRO_APP)
     async with conversation(before=[app.CallerIntroduction(CALLER)], replies=[Text(INTRO_REPLY)]) as conv:
         await conv.replied(INTRO_REPLY)
-        return _result(app, conv)
+        return _result(app, conv, profile=PROFILE)
 
 
 DIGITS = "4721"
@@ -159,7 +167,7 @@ async def keypad_detached_append() -> dict:
         keys = [KeypadEntry(d) for d in DIGITS] + [KeypadEntry.POUND]
         await conv.worker.queue_frames([InputDTMFFrame(button=k) for k in keys])
         await conv.replied(ACCOUNT_REPLY)
-        return _result(app, conv)
+        return _result(app, conv, account=ACCOUNT_MESSAGE)
 
 
 SCENARIOS = {
