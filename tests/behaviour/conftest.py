@@ -1,7 +1,8 @@
-"""Fixtures of the behaviour suite: the cached livekit venv and the pristine run.
+"""Fixtures of the LiveKit behaviour suite: the cached livekit venv and the pristine run
+(the Pipecat suite's are in test_pipecat_behaviour.py).
 
-The rtlint test process never imports livekit: lkenv runs the scenarios in a subprocess
-with the venv's python. Run only this suite with `pytest -m behaviour tests/behaviour`.
+The rtlint test process never imports a framework: lkenv and pcenv run the scenarios in a
+subprocess with the venv's python. Run only this suite with `pytest -m behaviour tests/behaviour`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import lkenv  # noqa: E402
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "behaviour: drives LiveKit's real AgentSession against a scripted realtime server "
-        "(builds a cached livekit-agents venv from PyPI on first use)",
+        "behaviour: drives LiveKit's real AgentSession against a scripted realtime server, or "
+        "Pipecat's real pipeline (builds cached livekit-agents and pipecat-ai venvs from PyPI on first use)",
     )
 
 
