@@ -80,12 +80,12 @@ SCENARIO_BUDGET = 45.0  # seconds per scenario, beyond its own 40 s safety net
 
 @dataclass(frozen=True)
 class App:
-    """An application module under test: apps/<file> as a Pipecat user wrote it, and
-    apps/handfixed/<file> fixed by hand from design.md's fix text."""
+    """An application module under test: apps/<file> as a Pipecat user wrote it, and (when it
+    has a bug) apps/handfixed/<file> fixed by hand from design.md's fix text."""
 
     file: str
-    code: str  # what rtlint reports on the pristine file
-    at: str  # ... on the line holding this text (where design.md says it is reported)
+    code: str | None  # what rtlint reports on the pristine file; None: correct code, nothing
+    at: str | None  # ... on the line holding this text (where design.md says it is reported)
     scenario: str  # the scenario of scenarios/pc_scenario_defs.py that runs it
     fix_args: tuple[str, ...] = ()  # ("--unsafe-fixes",) where the fix is unsafe
 
@@ -105,6 +105,7 @@ class App:
 
 APP_TABLE = (
     App("pipecat_memory.py", "RTL005", "frame.context.set_messages(messages)", "pc_memory_writeback"),
+    App("pipecat_memory_live.py", None, None, "pc_memory_live_writeback"),
     App("pipecat_handover.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_handover_update"),
     App("pipecat_greeting.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_greeting_update"),
     App("pipecat_save.py", "RTL008", "messages.pop()", "pc_save_conversation"),

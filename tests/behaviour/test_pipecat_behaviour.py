@@ -19,6 +19,8 @@ fixed code keeps it.
   middle of a call (apps/pipecat_keypad.py) loses nothing: the LLMContextFrame carries the
   live context and the completion reads it after the Append has landed. A guard, true
   before the fix and after.
+- Not a finding: the memory processor editing the live list (apps/pipecat_memory_live.py)
+  keeps the turn, and rtlint must leave it alone.
 
 The hand-fixed variant checks the harness itself (the scenario keeps the message when the
 code is right); the rtlint-fixed one checks rtlint, and must behave as the hand-fixed one.
@@ -50,11 +52,17 @@ def until_merged(app: App) -> pytest.MarkDecorator:
     )
 
 
-def each_app(*, pending: bool) -> list:
+def each_app(*, buggy: bool, pending: bool = False) -> list:
+    """The apps that have a bug (buggy) or are correct as written, as test parameters."""
     return [
         pytest.param(app, id=app.file.removesuffix(".py"), marks=until_merged(app) if pending else ())
         for app in APP_TABLE
+        if (app.code is not None) == buggy
     ]
+
+
+BUGGY = [app for app in APP_TABLE if app.code is not None]
+RULES = ["RTL005", "RTL006", "RTL007", "RTL008"]  # the rules for application code
 
 
 # -- the variants --------------------------------------------------------------------------------
@@ -88,7 +96,7 @@ def pristine(pc_python: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def handfixed(pc_python: Path) -> dict:
-    return _run(pc_python, {app: app.handfixed for app in APP_TABLE})
+    return _run(pc_python, {app: app.handfixed for app in BUGGY})
 
 
 def _findings(file: Path) -> list[dict]:
@@ -238,6 +246,8 @@ def keypad_sees_the_account(r: dict) -> None:
 
 CHECKS = {
     "pc_memory_writeback": (lost_memory, kept_memory),
+    # correct as written: the live list edited and written back
+    "pc_memory_live_writeback": (kept_memory, kept_memory),
     "pc_handover_update": (lost_handover, kept_handover),
     "pc_greeting_update": (lost_greeting, kept_greeting),
     "pc_save_conversation": (lost_save, kept_save),
@@ -250,26 +260,37 @@ CHECKS = {
 def test_every_app_has_checks() -> None:
     assert set(CHECKS) == {app.scenario for app in APP_TABLE}
     assert sorted(p.name for p in pcenv.APPS.glob("pipecat_*.py")) == sorted(app.file for app in APP_TABLE)
-    assert sorted(p.name for p in pcenv.HANDFIXED.glob("pipecat_*.py")) == sorted(app.file for app in APP_TABLE)
+    assert sorted(p.name for p in pcenv.HANDFIXED.glob("pipecat_*.py")) == sorted(app.file for app in BUGGY)
 
 
 # -- the tests -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("app", each_app(pending=False))
+@pytest.mark.parametrize("app", each_app(buggy=True))
 def test_pristine_code_loses_the_message(pristine: dict, app: App) -> None:
     lost, _ = CHECKS[app.scenario]
     lost(scenario(pristine, app))
 
 
-@pytest.mark.parametrize("app", each_app(pending=False))
+@pytest.mark.parametrize("app", each_app(buggy=False))
+def test_correct_code_keeps_it_and_rtlint_leaves_it_alone(pristine: dict, rtlint_runs: dict, app: App) -> None:
+    """Precision: what design.md calls not stale (a write through a live alias) loses nothing
+    in the pipeline, and rtlint neither reports nor rewrites it."""
+    _, kept = CHECKS[app.scenario]
+    kept(scenario(pristine, app))
+    run = rtlint_runs[app]
+    assert [f for f in run["findings"] if f["code"] in RULES] == []
+    assert not run["changed"], f"rtlint --fix rewrote correct code:\n{run['fix'].stdout}{run['fix'].stderr}"
+
+
+@pytest.mark.parametrize("app", each_app(buggy=True))
 def test_hand_fixed_code_keeps_it(handfixed: dict, app: App) -> None:
     """The harness can tell: the fix design.md describes, made by hand, keeps the message."""
     _, kept = CHECKS[app.scenario]
     kept(scenario(handfixed, app))
 
 
-@pytest.mark.parametrize("app", each_app(pending=True))
+@pytest.mark.parametrize("app", each_app(buggy=True, pending=True))
 def test_rtlint_reports_the_pristine_code(rtlint_runs: dict[App, dict], app: App) -> None:
     run = rtlint_runs[app]
     lines = app.pristine.read_text().splitlines()
@@ -278,7 +299,7 @@ def test_rtlint_reports_the_pristine_code(rtlint_runs: dict[App, dict], app: App
     assert (app.code, at[0]) in found, f"{app.code} expected on line {at[0]} ({lines[at[0] - 1].strip()}); got {found}"
 
 
-@pytest.mark.parametrize("app", each_app(pending=True))
+@pytest.mark.parametrize("app", each_app(buggy=True, pending=True))
 def test_rtlint_fixed_code_keeps_it(rtlint_runs: dict, rtlint_fixed: dict, handfixed: dict, app: App) -> None:
     run, fix = rtlint_runs[app], rtlint_runs[app]["fix"]
     assert fix.exit_code in (0, 1), f"rtlint --fix failed: exit {fix.exit_code}\n{fix.stderr}"

@@ -19,6 +19,7 @@ from pipecat.frames.frames import InputDTMFFrame
 from waits import wait
 
 MEMORY_APP = "app_pipecat_memory"
+MEMORY_LIVE_APP = "app_pipecat_memory_live"
 HANDOVER_APP = "app_pipecat_handover"
 GREETING_APP = "app_pipecat_greeting"
 SAVE_APP = "app_pipecat_save"
@@ -53,11 +54,11 @@ class GatedMemoryStore:
         return MEMORY
 
 
-async def memory_writeback() -> dict:
+async def memory_writeback(module: str = MEMORY_APP) -> dict:
     """The memory processor copies the context of the first turn and awaits its recall; the
     caller goes on speaking, and the user aggregator commits that second turn to the context
     meanwhile; then the recall returns and the processor writes its copy back."""
-    app = importlib.import_module(MEMORY_APP)
+    app = importlib.import_module(module)
     store = GatedMemoryStore()
     replies = [Text("Of course. For how many people?"), Text("A table for four, by the window.")]
     async with conversation(between=[app.MemoryProcessor(store)], replies=replies) as conv:
@@ -75,6 +76,11 @@ async def memory_writeback() -> dict:
             committed_during_recall=committed,
             recall_queries=store.queries,
         )
+
+
+async def memory_live_writeback() -> dict:
+    """The same interleaving, on the processor that edits the live list: not stale."""
+    return await memory_writeback(MEMORY_LIVE_APP)
 
 
 # -- RTL005, a frame write: an Update built from a copy, applied after what is queued ahead ----
@@ -172,6 +178,7 @@ async def keypad_detached_append() -> dict:
 
 SCENARIOS = {
     "pc_memory_writeback": memory_writeback,
+    "pc_memory_live_writeback": memory_live_writeback,
     "pc_handover_update": handover_update,
     "pc_greeting_update": greeting_update,
     "pc_save_conversation": save_conversation,
