@@ -53,7 +53,8 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
         prog="rtlint",
         out=out,
         description="Find and fix realtime chat-context concurrency bugs.",
-        epilog="Other commands: 'rtlint explain CODE' prints a rule's documentation; 'rtlint rules' lists the rules.",
+        epilog="Other commands: 'rtlint explain CODE' prints a rule's documentation; 'rtlint rules' lists the "
+        "codes; 'rtlint server' is the Language Server for editors (docs/editors.md).",
     )
     parser.add_argument(
         "paths", nargs="*", metavar="PATH", help="files and folders to lint (default: .); '-' reads standard input"
@@ -99,6 +100,14 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
         default="text",
         help="text lines (default), a JSON list, SARIF 2.1.0, or GitHub workflow annotations",
     )
+    output.add_argument(
+        "--output-file",
+        "-o",
+        type=Path,
+        metavar="FILE",
+        help="write the report (findings in --format, --statistics, or --diff's diff) to FILE instead of standard "
+        "output, never coloured; the summary stays on standard error and the exit status is the same",
+    )
     source = output.add_mutually_exclusive_group()
     source.add_argument(
         "--show-source",
@@ -140,9 +149,19 @@ def explain_parser(out: TextIO) -> argparse.ArgumentParser:
 
 
 def rules_parser(out: TextIO) -> argparse.ArgumentParser:
-    return _Parser(
+    parser = _Parser(
         prog="rtlint rules",
-        usage="rtlint rules",
+        usage="rtlint rules [--format text|json]",
         out=out,
-        description="List the rules: code, name, whether on by default, whether fixable, and a summary.",
+        description="List every code: the rules (code, name, whether on by default, whether fixable, a summary), "
+        "then the engine's codes (RTL100 unused suppressions, RTL900-RTL902 files that cannot be analysed).",
     )
+    parser.add_argument(
+        "--format",
+        "--output-format",
+        dest="format",
+        choices=("text", "json"),
+        default="text",
+        help="a table (default), or a JSON list of {code, name, kind, default, fixable, summary, url, options}",
+    )
+    return parser

@@ -76,8 +76,17 @@ def check(
     except ParserExit as done:
         return done.status
     ran = run(plan, stderr, inputs)
-    written = write(plan, ran, stdout, stderr)
-    return reporting.report(plan, ran, written, stdout, stderr)
+    if plan.args.output_file is None:
+        written = write(plan, ran, stdout, stderr)
+        return reporting.report(plan, ran, written, stdout, stderr)
+    import io
+
+    # --output-file: the report (findings, statistics, or the diff) is written to the file
+    # once the run is over; the summary stays on standard error, as does the exit status
+    report = io.StringIO()
+    written = write(plan, ran, stdout, stderr, report)
+    code = reporting.report(plan, ran, written, stdout, stderr, report)
+    return reporting.write_output_file(plan.args.output_file, report.getvalue(), stderr) or code
 
 
 def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
@@ -90,6 +99,8 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
     args = check_parser(stdout).parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.output_file is not None and args.output_file.is_dir():
+        raise UsageError(f"--output-file {escape.text(str(args.output_file))} is a folder")
     if args.add_noqa and args.fix:
         raise UsageError("--add-noqa and --fix cannot be combined (suppress the findings, or fix them)")
     paths = args.paths or ([STDIN] if args.stdin_filename else ["."])
@@ -204,12 +215,14 @@ def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
             )
 
 
-def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
-    """Write what the fixes produced: files in place, a diff, or standard input's source."""
+def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO, report_out: TextIO | None = None) -> Written:
+    """Write what the fixes produced: files in place, a diff (to `report_out`, default
+    standard output), or standard input's fixed source (always to standard output)."""
     from rtlint.engine.writing import FileChanged, write_atomically
     from rtlint.report import escape
 
     options = plan.options
+    diff_out = report_out if report_out is not None else stdout
     written = Written([], ran.exit_code)
     for report in ran.reports:
         for error in report.errors:
@@ -217,10 +230,10 @@ def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO) -> Written:
             written.exit_code = EXIT_ERROR
         written.fixable_before += report.fixable_before
         if plan.stdin is not None:
-            _write_stdin(plan, report, stdout, written)
+            _write_stdin(plan, report, stdout, written, diff_out)
         elif report.fixed_bytes is not None:
             if options.diff:
-                stdout.write(report.diff)
+                diff_out.write(report.diff)
             else:
                 problem = _write(report, plan.writable, write_atomically, FileChanged)
                 if problem is not None:
@@ -242,13 +255,13 @@ def _echoes(options: RunOptions) -> bool:
     return (options.fix or options.add_noqa) and not options.diff
 
 
-def _write_stdin(plan: Plan, report: FileReport, stdout: TextIO, written: Written) -> None:
+def _write_stdin(plan: Plan, report: FileReport, stdout: TextIO, written: Written, diff_out: TextIO) -> None:
     from rtlint.core.source import Source, UnreadableSource
 
     assert plan.stdin is not None
     if report.fixed_bytes is not None:
         if plan.options.diff:
-            stdout.write(report.diff)
+            diff_out.write(report.diff)
         _count_fixed(report, written)
     if _echoes(plan.options):
         _write_bytes(stdout, report.fixed_bytes if report.fixed_bytes is not None else plan.stdin.raw)

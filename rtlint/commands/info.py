@@ -33,8 +33,13 @@ def rules(args: list[str], stdout: TextIO) -> int:
     from rtlint.report import docs
 
     try:
-        rules_parser(stdout).parse_args(args)
+        chosen = rules_parser(stdout).parse_args(args).format
     except ParserExit as done:
         return done.status
-    stdout.write(docs.table(markdown=False))
+    if chosen == "json":
+        import json
+
+        stdout.write(json.dumps(docs.codes(), indent=2) + "\n")
+    else:
+        stdout.write(docs.table(markdown=False, engine=True))
     return EXIT_CLEAN

@@ -19,7 +19,11 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
 
-def report(plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextIO) -> int:
+def report(
+    plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextIO, report_out: TextIO | None = None
+) -> int:
+    """The findings go to `report_out` when given (--output-file: never coloured), else to
+    standard output, or beside the summary when standard output holds the fixed source."""
     from rtlint.report import colour
 
     args, options = plan.args, plan.options
@@ -27,10 +31,15 @@ def report(plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextI
     exit_code = written.exit_code
     if any(f.code in ENGINE_ERROR_CODES for f in findings):
         exit_code = EXIT_ERROR
-    # the fixed source goes to standard output: the findings left go beside the summary
-    out = stderr if plan.stdin is not None and (options.fix or options.add_noqa) and not options.diff else stdout
+    if report_out is not None:
+        out, color = report_out, False
+    else:
+        # the fixed source goes to standard output: the findings left go beside the summary
+        fixed_source = plan.stdin is not None and (options.fix or options.add_noqa) and not options.diff
+        out = stderr if fixed_source else stdout
+        color = colour.wanted(args.color, out)
     if not options.diff:  # with --diff the diff is the output; what remains goes to the summary
-        out.write(_findings(findings, args, out, written.sources, colour.wanted(args.color, out)))
+        out.write(_findings(findings, args, out, written.sources, color))
     if not args.quiet and args.format == "text":
         for note in ran.notes:
             print(f"rtlint: warning: {escape.text(note)}", file=stderr)
@@ -44,6 +53,20 @@ def report(plan: Plan, ran: Ran, written: Written, stdout: TextIO, stderr: TextI
     if args.exit_non_zero_on_fix and written.changed_files:
         return EXIT_FINDINGS
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def write_output_file(path, content: str, stderr: TextIO) -> int | None:
+    """--output-file: the report into `path` (its folders made, as ruff makes them), written
+    in place, so a FIFO or /dev/stdout works too; EXIT_ERROR, said on standard error, when
+    it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
+            handle.write(content)
+    except OSError as exc:
+        print(f"rtlint: error: cannot write {escape.text(str(path))}: {exc.strerror or exc}", file=stderr)
+        return EXIT_ERROR
+    return None
 
 
 def _findings(findings: list, args, out: TextIO, known_sources: dict[str, str], color: bool) -> str:

@@ -34,6 +34,15 @@ ENGINE_PAGES = {
 }
 
 
+# one line each, for `rtlint rules`: (summary, on by default, fixable)
+ENGINE_CODES_INFO = {
+    "RTL100": ("a suppression comment that suppresses nothing", False, "always"),
+    "RTL900": ("a file that does not parse", True, "none"),
+    "RTL901": ("a file that cannot be read or decoded", True, "none"),
+    "RTL902": ("an internal error of rtlint on a file (exit status 2)", True, "none"),
+}
+
+
 def engine_page(code: str) -> str:
     return f"# {code} {registry.ENGINE_CODES[code]}\n\n{ENGINE_PAGES[code]}\n"
 
@@ -73,10 +82,46 @@ def _toml(value: object) -> str:
     return str(value)
 
 
-def table(markdown: bool = True) -> str:
-    rows = [
-        (r.code, r.name, "on" if r.default_enabled else "off", FIX_LABELS[r.fix_availability], r.summary)
+def codes() -> list[dict]:
+    """Every code rtlint reports, rules first and then the engine's, as `rtlint rules
+    --format json` lists them."""
+    listed = [
+        {
+            "code": r.code,
+            "name": r.name,
+            "kind": "rule",
+            "default": r.default_enabled,
+            "fixable": r.fix_availability,
+            "summary": r.summary,
+            "url": rule_url(r.code),
+            "options": [{"name": o.name, "default": o.default, "help": o.help} for o in r.options],
+        }
         for r in registry.all_rules()
+    ]
+    for code, name in registry.ENGINE_CODES.items():
+        summary, default, fixable = ENGINE_CODES_INFO[code]
+        listed.append(
+            {
+                "code": code,
+                "name": name,
+                "kind": "engine",
+                "default": default,
+                "fixable": fixable,
+                "summary": summary,
+                "url": rule_url(code),
+                "options": [],
+            }
+        )
+    return listed
+
+
+def table(markdown: bool = True, engine: bool = False) -> str:
+    """The rules as a table (the README's, in Markdown); with `engine`, the engine's codes
+    (RTL100, RTL900-RTL902) after them."""
+    rows = [
+        (c["code"], c["name"], "on" if c["default"] else "off", FIX_LABELS[c["fixable"]], c["summary"])
+        for c in codes()
+        if engine or c["kind"] == "rule"
     ]
     header = ("code", "name", "default", "fixable", "summary")
     if markdown:

@@ -203,7 +203,7 @@ def test_8_help_of_the_subcommands(project: Path) -> None:
     assert explain.exit_code == 0 and explain.stdout.startswith("usage: rtlint explain CODE")
     assert "rule name" in explain.stdout and explain.stderr == ""
     rules = run_main("rules", "--help")
-    assert rules.exit_code == 0 and "List the rules" in rules.stdout
+    assert rules.exit_code == 0 and "List every code" in rules.stdout
     assert run_main("rules", "extra").exit_code == 2
     assert run_cli("explain", "-h").stdout.startswith("usage: rtlint explain CODE")
 

@@ -63,7 +63,9 @@ def test_rules_table() -> None:
     assert run.exit_code == 0
     header, *rows = run.stdout.splitlines()
     assert header.split()[:4] == ["code", "name", "default", "fixable"]
-    assert len(rows) == len(RULES)
+    # the rules, then the engine's codes (RTL100, RTL900-RTL902)
+    assert len(rows) == len(RULES) + len(registry.ENGINE_CODES)
+    assert [row.split()[0] for row in rows[len(RULES) :]] == list(registry.ENGINE_CODES)
     for row, rule in zip(rows, RULES):
         code, name, default, fixable = row.split()[:4]
         assert (code, name) == (rule.code, rule.name)
