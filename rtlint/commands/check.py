@@ -52,6 +52,7 @@ class Ran:
     exit_code: int = EXIT_CLEAN
     checked: int = 0  # files linted
     skipped: int = 0  # files found by a folder walk, not linted: no vocabulary of the enabled rules
+    ruleless: int = 0  # files whose configuration and command line leave no rule enabled
     notes: list[str] = field(default_factory=list)  # why nothing was checked somewhere
 
 
@@ -180,10 +181,13 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
         groups.setdefault(id(target.config), (target.config, []))[1].append(target)
     for config, targets in groups.values():
         reports = Runner(config, config.rule_classes, plan.options, explicit).run(targets)
+        ran.reports.extend(reports)
+        if not _enables_any(config):
+            ran.ruleless += len(reports)  # still read (and parsed when named): RTL900/RTL901 are reported
+            continue
         skipped = sum(1 for report in reports if report.prefiltered)
         ran.skipped += skipped
         ran.checked += len(reports) - skipped
-        ran.reports.extend(reports)
     if inputs is not None:
         _note_inputs(inputs, found, plan.finder, plan.paths, ran.reports)
     return ran
@@ -199,8 +203,16 @@ def _run_stdin(source: StdinSource, config: Config, options: RunOptions, ran: Ra
         return []
     target = Target(source.path, source.path.absolute())
     runner = Runner(config, config.rule_classes, options, {source.path.absolute()})
-    ran.checked += 1
+    if _enables_any(config):
+        ran.checked += 1
+    else:
+        ran.ruleless += 1
     return runner.run([target], {source.path: source.raw})
+
+
+def _enables_any(config: Config) -> bool:
+    """Whether any rule runs under this configuration (RTL100 counts)."""
+    return bool(config.rule_classes) or config.report_unused
 
 
 def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:

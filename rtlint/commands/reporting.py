@@ -88,6 +88,14 @@ def _findings(findings: list, args, out: TextIO, known_sources: dict[str, str], 
 def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: TextIO) -> None:
     options = plan.options
     findings = written.findings
+    if ran.ruleless:
+        # not "no realtime vocabulary": no rule was left to look for any
+        them = "it was" if ran.ruleless == 1 else "they were"
+        print(
+            f"rtlint: warning: no rule is enabled for {_plural(ran.ruleless, 'file')} (--select, --ignore and "
+            f"the configuration leave none): {them} not checked",
+            file=stderr,
+        )
     looked_at = _looked_at(ran.checked, ran.skipped)
     if looked_at:
         print(looked_at, file=stderr)
@@ -111,7 +119,7 @@ def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: Tex
     elif exit_code == EXIT_ERROR or written.fixed or options.diff:
         pass  # the errors, or the fixes, are the news
     elif ran.checked == 0:
-        if not ran.skipped:  # otherwise the line above said why
+        if not ran.skipped and not ran.ruleless:  # otherwise a line above said why
             print("No file checked.", file=stderr)
     else:
         print("All checks passed.", file=stderr)

@@ -153,12 +153,22 @@ def _display(uri: str, path: Path | None) -> str:
     return display_path(path)
 
 
+# As ruff's server decides it: an Error is code that fails at run time (ruff: an undefined
+# name, a syntax error, an unreadable file), which every rule's finding is here (an item
+# lost or kept against the user's turn), as are RTL900 and RTL901. A Warning is the rest:
+# rtlint's own failure on a file (RTL902), and a suppression that suppresses nothing
+# (RTL100), tagged Unnecessary so that editors fade the comment instead of underlining it.
+_WARNINGS = {"RTL100", "RTL902"}
+_UNNECESSARY = {"RTL100"}
+
+
 def diagnostic(document: Document, finding: Finding) -> types.Diagnostic:
-    engine = finding.code in registry.ENGINE_CODES
+    warning = finding.code in _WARNINGS
     return types.Diagnostic(
         range=document.range(finding.line, finding.column, finding.end_line, finding.end_column),
         message=f"[{finding.name}] {finding.message}",
-        severity=types.DiagnosticSeverity.Error if engine else types.DiagnosticSeverity.Warning,
+        severity=types.DiagnosticSeverity.Warning if warning else types.DiagnosticSeverity.Error,
+        tags=[types.DiagnosticTag.Unnecessary] if finding.code in _UNNECESSARY else None,
         code=finding.code,
         code_description=types.CodeDescription(href=rule_url(finding.code)),
         source=SOURCE,

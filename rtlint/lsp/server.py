@@ -279,7 +279,8 @@ USAGE = """usage: rtlint server [--stdio]
 A Language Server over standard input and output (--stdio, the default, is accepted for
 clients that pass it). Diagnostics on open, change and save; code actions "Fix RTL00N",
 "Fix all rtlint findings" (source.fixAll.rtlint) and "Ignore RTL00N with # noqa". Each
-document follows its nearest pyproject.toml; nothing is written to disk.
+document follows its nearest configuration (.rtlint.toml, or [tool.rtlint] of a
+pyproject.toml), as `rtlint check` does; nothing is written to disk.
 See docs/editors.md.
 """
 

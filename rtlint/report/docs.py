@@ -50,7 +50,13 @@ def engine_page(code: str) -> str:
 def page(rule: type[Rule]) -> str:
     lines = [f"# {rule.code} {rule.name}", "", rule.summary, "", rule.documentation(), ""]
     if rule.options:
-        lines += ["## Configuration", "", "In `[tool.rtlint]` of pyproject.toml:", ""]
+        lines += [
+            "## Configuration",
+            "",
+            "In `[tool.rtlint]` of `pyproject.toml`, or at the top level of an `.rtlint.toml` (the nearest of "
+            "either at or above the file; in one folder `.rtlint.toml` wins):",
+            "",
+        ]
         for option in rule.options:
             lines.append(f"- `{option.name}` (default `{_toml(option.default)}`): {option.help}")
         lines.append("")
