@@ -51,3 +51,35 @@ def test_wheel_ships_rules_as_rtlint_rules(tmp_path: Path) -> None:
     entry_points = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "rtlint = rtlint.cli:main" in entry_points
     assert "RTL = rtlint.flake8:Plugin" in entry_points
+    release_metadata(zipfile.ZipFile(wheel), names)
+
+
+def release_metadata(wheel: zipfile.ZipFile, names: list[str]) -> None:
+    """What a user (and an index) reads before installing: the license the package declares
+    and its text, where the project lives, which Pythons it supports (issue 24: MIT was
+    declared with no LICENSE file, and there were no URLs, authors or Python classifiers)."""
+    import email
+
+    [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
+    message = email.message_from_bytes(wheel.read(metadata))
+    assert message["License-Expression"] == "MIT"
+    assert message.get_all("License-File") == ["LICENSE"]
+    [license_text] = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert wheel.read(license_text).decode().startswith("MIT License\n")
+    assert message["Author"]
+    urls = dict(u.split(", ", 1) for u in message.get_all("Project-URL"))
+    assert {"Homepage", "Repository", "Issues", "Changelog"} <= set(urls)
+    assert urls["Changelog"].endswith("/CHANGELOG.md")
+    classifiers = message.get_all("Classifier")
+    minimum = message["Requires-Python"].removeprefix(">=")
+    assert f"Programming Language :: Python :: {minimum}" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]  # the expression says it (PEP 639)
+
+
+def test_release_files_exist() -> None:
+    """The files a release is read by: the license, the changelog naming this version."""
+    from rtlint import __version__
+
+    assert (REPO / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    changelog = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## Unreleased\n" in changelog and f"\n## {__version__}\n" in changelog
