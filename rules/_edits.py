@@ -1,12 +1,13 @@
 """Edits shared by the rules' fixes, made through the fixer's editor (LibCST).
 
 test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
-removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")
+removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")  # [statement code, ...]
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,10 +21,13 @@ def squash(code: str) -> str:
     return "".join(code.split())
 
 
-def removal_code(target: str, method: str, names: list[tuple[str, bool]], suppress: str, errors: str) -> str:
-    """Code that removes each name from `target` with `method` (each element, for a name
-    that holds a list: `(name, True)`), where it is, ignoring `errors` (`suppress` is the
-    spelling of `contextlib.suppress`). One statement: mixed lists sit under `if True:`."""
+def removal_code(
+    target: str, method: str, names: list[tuple[str, bool]], suppress: str, errors: str, unset: Collection[str] = ()
+) -> list[str]:
+    """Statements that remove each name from `target` with `method` (each element, for a
+    name that holds a list: `(name, True)`), where it is, ignoring `errors` (`suppress` is
+    the spelling of `contextlib.suppress`). A name of `unset` may still be None (it was bound
+    to None before the code that sets it): it is removed only when it is set."""
 
     def remove(name: str, listed: bool) -> list[str]:
         if listed:
@@ -34,11 +38,19 @@ def removal_code(target: str, method: str, names: list[tuple[str, bool]], suppre
             ]
         return [f"with {suppress}({errors}):", f"    {target}.{method}({name})"]
 
-    if not any(listed for _, listed in names):
-        return f"with {suppress}({errors}):\n" + "".join(f"    {target}.{method}({name})\n" for name, _ in names)
-    if len(names) == 1:
-        return "".join(line + "\n" for line in remove(*names[0]))
-    return "if True:\n" + "".join(f"    {line}\n" for name, listed in names for line in remove(name, listed))
+    def code(lines: list[str]) -> str:
+        return "".join(line + "\n" for line in lines)
+
+    statements = []
+    plain = [name for name, listed in names if not listed and name not in unset]
+    if plain:  # one `with` for the names that are always set
+        statements.append(code([f"with {suppress}({errors}):", *(f"    {target}.{method}({n})" for n in plain)]))
+    for name, listed in names:
+        if name in unset:
+            statements.append(code([f"if {name} is not None:", *(f"    {line}" for line in remove(name, listed))]))
+        elif listed:
+            statements.append(code(remove(name, listed)))
+    return statements
 
 
 def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bool) -> None:

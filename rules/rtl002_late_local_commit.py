@@ -13,7 +13,15 @@ from rtlint.core.findings import Applicability, Finding
 from rtlint.core.rule import Invalid, Option, Rule
 from rtlint.core.settings import Settings
 
-from ._analysis.blocks import calls_after, conditions_between, failure_exits, follows, hoist_point, in_loop
+from ._analysis.blocks import (
+    calls_after,
+    conditions_between,
+    failure_blocks,
+    failure_exits,
+    follows,
+    hoist_point,
+    in_loop,
+)
 from ._analysis.index import TryNode, dotted, index
 from ._analysis.loops import assignments_reaching, names_bound_between
 from ._analysis.paths import region, statement_at
@@ -73,14 +81,18 @@ class OrderingPlan:
     moves: tuple[StatementPath, ...] = ()  # the late commit, and calls that move with it (opted in)
     before: StatementPath = ()  # the statement to put them before
     rollbacks: tuple[StatementPath, ...] = ()  # first statements of the blocks that undo it
-    undo: str = ""  # code that removes the items from the local context again
+    undo: tuple[str, ...] = ()  # statements that remove the items from the local context again
+    # `name = None` for items a rollback can meet unbound, before the try that binds them
+    unset: tuple[StatementPath, tuple[str, ...]] | None = None
     import_at: tuple[StatementPath, bool] | None = None  # where `import contextlib` goes
 
     def apply(self, editor: Editor) -> None:
         editor.move_before(editor.locate(self.before), *(editor.locate(path) for path in self.moves))
-        undo = editor.statement(self.undo)
         for path in self.rollbacks:
-            editor.insert_before(editor.locate(path), [undo])
+            editor.insert_before(editor.locate(path), [editor.statement(code) for code in self.undo])
+        if self.unset is not None:
+            path, names = self.unset
+            editor.insert_before(editor.locate(path), [editor.statement(f"{name} = None\n") for name in names])
         if self.import_at is not None:
             path, after = self.import_at
             editor.insert_import(editor.locate(path), after, "import contextlib\n")
@@ -131,29 +143,106 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
             f"{late.local} may already hold the item (it is not made in this function), so undoing the commit "
             "by removal could delete an older version"
         )
-    if maybe_unbound and in_loop(file, push.stmt, push.function.node):
-        unsafe.append("the item is bound inside a loop's try, so an early failure could undo an older item")
+    companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
+    unset = _unset(file, late, push_path, start, definitions) if rollbacks and maybe_unbound else None
+    if unset is not None:
+        moved = [commit, *(statement_at(file.tree, path) for path in companions)]  # they go into the try
+        unsafe += _seen_unset(file, late, *unset, moved)
     alias = imports_module(analyse(file), "contextlib")
-    # the context may have been replaced meanwhile, or (maybe_unbound) the item not made yet
+    # the context may have been replaced meanwhile (or the item removed): ValueError
     target = late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local
-    errors = "ValueError, NameError" if maybe_unbound else "ValueError"
     undo = removal_code(
         target,
         settings.get("remove-method", "remove"),
         [(i.name, i.is_list) for i in items],
         f"{alias or 'contextlib'}.suppress",
-        errors,
+        "ValueError",
+        unset=unset[1] if unset is not None else (),
     )
-    companions = calls_after(file, commit, set(settings.get("commit-companions", ())), {i.name for i in items})
     return OrderingPlan(
         "unsafe" if unsafe else "safe",
         "; ".join(unsafe),
         moves=(commit_path, *companions),
         before=anchor,
         rollbacks=tuple(rollbacks),
-        undo=undo,
+        undo=tuple(undo),
+        unset=(file.path_of(unset[0]), unset[1]) if unset is not None else None,
         import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
     )
+
+
+def _unset(
+    file: FileContext, late: _Late, push_path: StatementPath, start: int, definitions: list[list[ast.stmt | None]]
+) -> tuple[ast.stmt, tuple[str, ...]] | None:
+    """The outermost try around the push whose rollback handlers can run before an item is
+    bound in it, and the names of those items: binding them to None before that try lets
+    the rollback test them, instead of meeting an unbound name (a NameError, which no
+    rollback may hide: it hides typos too)."""
+    ancestors = index(file).ancestors
+    holders = [
+        holder
+        for holder, blocks in failure_blocks(file, push_path, start, late.order == "else")
+        if blocks and isinstance(holder, TryNode)
+    ]
+    for holder in holders:  # outermost first: failure_blocks goes down from `start`
+        names = tuple(
+            item.name
+            for item, found in zip(late.items, definitions)
+            if any(d is not None and holder in ancestors(d) for d in found)
+        )
+        if names:
+            return holder, names
+    return None
+
+
+def _seen_unset(file: FileContext, late: _Late, try_stmt: TryNode, names: tuple[str, ...], moved: list) -> list[str]:
+    """Why binding `names` to None before `try_stmt` is unsafe ([] when it is not): a name
+    may hold an older item there, and code that runs after an early failure reads it."""
+    function = late.push.function.node
+    looped = in_loop(file, try_stmt, function)
+    seen = [
+        n
+        for n in names
+        if (looped or _bound_outside(file, function, try_stmt, n))
+        and _read_after_failure(file, function, try_stmt, n, moved)
+    ]
+    if not seen:
+        return []
+    return [
+        f"{', '.join(f'`{n}`' for n in seen)} may hold an older item when the try starts (bound before it, or in "
+        "an earlier pass of the loop), and code that runs after an early failure reads it: bound to None before "
+        "the try, it would see None there"
+    ]
+
+
+def _bound_outside(file: FileContext, function: ast.AST, stmt: ast.stmt, name: str) -> bool:
+    """Whether `function` binds `name` (a parameter, an assignment, a loop or `with`
+    target, ...) anywhere outside `stmt`: it may hold a value when `stmt` starts."""
+    arguments = function.args
+    parameters = (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg)
+    if name in {a.arg for a in parameters if a is not None}:
+        return True
+    inside = {id(n) for n in walk(stmt)}
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and id(n) not in inside
+        for n in index(file).nodes(function)
+    )
+
+
+def _read_after_failure(file: FileContext, function: ast.AST, stmt: TryNode, name: str, moved: list[ast.stmt]) -> bool:
+    """Whether code other than the rollback may read `name` after `stmt` failed before
+    binding it: a handler or the `finally:` reads it, or the function reads it anywhere
+    outside the try (after it, past a handler that carries on, or in a later pass of a loop
+    that a handler continues; conservatively, wherever that is), but for the statements the
+    fix moves into the try."""
+
+    def reads(nodes: Iterator[ast.AST]) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in nodes)
+
+    if reads(n for s in (*(s for h in stmt.handlers for s in h.body), *stmt.finalbody) for n in walk(s)):
+        return True
+    inside = {id(n) for s in (stmt, *moved) for n in walk(s)}
+    return reads(n for n in index(file).nodes(function) if id(n) not in inside)
 
 
 # -- the rule and its documentation -----------------------------------------------------------
@@ -204,16 +293,38 @@ class LateLocalCommit(Rule):
     `else:` is undone in every handler, one in `finally:` never. Calls beside the commit
     (`_conversation_item_added`) stay where they are, unless named in `commit-companions`.
 
+    Where the item is made inside the `try` whose handler undoes the commit, that handler
+    can run before the item exists. The fix then binds the name to `None` before the `try`
+    and removes the item only if it is set; it never suppresses `NameError` (that would
+    hide a typo too):
+    ```python
+    msg = None
+    try:
+        async with self._rt_chat_ctx_lock:
+            chat_ctx = self._rt_session.chat_ctx.copy()
+            msg = chat_ctx.add_message(role="user", content=text)
+            self._agent._chat_ctx._upsert_item(msg)
+            await self._rt_session.update_chat_ctx(chat_ctx)
+    except Exception:
+        if msg is not None:
+            with contextlib.suppress(ValueError):
+                self._agent._chat_ctx.remove(msg)
+        return
+    ```
+
     ## Fix safety
     Unsafe (only with `--unsafe-fixes`) when the commit is conditional (under an `if`, a loop
     or a `with` after the push); when the `try` around the push also covers statements after
     the commit (their failure would now undo it); when the item may already be in the local
-    context (not made in this function: removing it could delete an older version), or is
-    bound in a loop's `try` (an early failure could remove an older one). Not fixed when the
-    commit uses a value computed after the push, or when the name also reaches the commit
-    with a value that was not pushed (bound in a branch the push is not in: moved before the
-    push, the commit would be lost on that path). An exception that escapes every handler
-    (cancellation included) leaves the item committed, like the tool-output paths.
+    context (not made in this function: removing it could delete an older version); when
+    the name bound to `None` before the `try` may hold an older item there (bound earlier in
+    the function, or in an earlier pass of a loop) and code that runs after an early failure
+    reads it (a handler, the `finally:`, or code outside the `try`): it would see `None`
+    instead. Not fixed when the commit uses a value computed after the push, or when the
+    name also reaches the commit with a value that was not pushed (bound in a branch the
+    push is not in: moved before the push, the commit would be lost on that path). An
+    exception that escapes every handler (cancellation included) leaves the item committed,
+    like the tool-output paths.
 
     Not a finding: a commit before the push; a commit of an item that was not pushed (a
     name rebound after the push holds another item).

@@ -81,7 +81,7 @@ class AbandonPlan:
     widen: str  # code of the guard's flag expression, to OR the flag into
     negated: bool  # the flag is used as `not flag`
     inserts: tuple[tuple[StatementPath, bool, tuple[str, ...]], ...]  # (statement, after it?, code)
-    applicability: Applicability = "safe"  # always: the flag only widens the guard
+    applicability: Applicability = "safe"  # unsafe where it drains a stream not known to end
     reason: str = ""
 
     def apply(self, editor: Editor) -> None:
@@ -91,7 +91,7 @@ class AbandonPlan:
             insert(editor.locate(path), [editor.statement(c) for c in code])
 
 
-def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> AbandonPlan:
+def _plan(file: FileContext, found: _Guard, candidates: Sequence[str], ending: Sequence[str]) -> AbandonPlan:
     """A flag declared beside the list, set at every early exit and ORed into the guard; with
     an id attribute, the abandoned items' ids too, dropped from the context the cleanup pushes."""
     function, flag = found.function.node, found.flag
@@ -119,7 +119,30 @@ def _plan(file: FileContext, found: _Guard, candidates: Sequence[str]) -> Abando
         )
     inserts += _drop(file, found, ids) if ids else []
     widen, negated = flag_operand(found.guard, flag)
-    return AbandonPlan(flag_name, ids, file.path_of(found.guard), squash(file.segment(widen)), negated, tuple(inserts))
+    # the drain waits for the stream's end: safe only for a stream known to end
+    endless = sorted({loop.stream for loop in found.loops if ids and loop.stream and not _ends(loop.stream, ending)})
+    reason = (
+        f"at the early exit it drains {', '.join(f'`{s}`' for s in endless)} to record the abandoned items' ids, "
+        "and a stream that does not end after the exit holds up the cleanup (name it in `ending-streams` if it "
+        "always ends)"
+        if endless
+        else ""
+    )
+    return AbandonPlan(
+        flag_name,
+        ids,
+        file.path_of(found.guard),
+        squash(file.segment(widen)),
+        negated,
+        tuple(inserts),
+        applicability="unsafe" if endless else "safe",
+        reason=reason,
+    )
+
+
+def _ends(stream: str, ending: Sequence[str]) -> bool:
+    """Whether `ending-streams` names the stream: its whole dotted name or its last part."""
+    return stream in ending or stream.rsplit(".", 1)[-1] in ending
 
 
 def _exit_code(
@@ -183,13 +206,14 @@ class AbandonedItemsGuard(Rule):
     async for msg in stream:
         if interrupted():
             break
-        outputs.append(await play(msg))
+        outputs.append(await play(msg.message_id, msg))
     any_skipped = any(o.skipped for o in outputs)
     if any_skipped:
         await self._rt_session.update_chat_ctx(self._agent._chat_ctx)
     ```
 
-    Use instead: flag every early exit, and drop the abandoned items from the cleanup push:
+    Use instead: flag every early exit, and drop the abandoned items from the cleanup push
+    (what `--fix --unsafe-fixes` writes, or `--fix` with `stream` in `ending-streams`):
     ```python
     outputs = []
     outputs_abandoned = False
@@ -201,7 +225,7 @@ class AbandonedItemsGuard(Rule):
             async for _rtlint_abandoned in stream:
                 outputs_abandoned_ids.append(_rtlint_abandoned.message_id)
             break
-        outputs.append(await play(msg))
+        outputs.append(await play(msg.message_id, msg))
     any_skipped = any(o.skipped for o in outputs)
     if (any_skipped or outputs_abandoned):
         self._agent._chat_ctx.items[:] = [
@@ -224,10 +248,16 @@ class AbandonedItemsGuard(Rule):
     The id attribute: the first of `abandoned-item-ids` the code reads (`msg.message_id`).
 
     ## Fix safety
-    Draining waits for the stream to end, as the loop itself would have; a stream that never
-    ends after an early exit would hold the cleanup. When the ids cannot be known (the code
-    reads no id attribute from the items), the fix adds the flag only and the message says
-    so. A synchronous loop over a list records only the current item.
+    Draining waits for the stream to end, as the loop itself would have, and a stream that
+    never ends after an early exit (a server that does not close the response once
+    interrupted, say) would hold up the cleanup for good. So a fix that drains is unsafe
+    (only with `--unsafe-fixes`), and the message names the stream, unless the stream is
+    known to end: name it in `ending-streams` (`["message_stream"]` where the framework
+    closes it when an interrupted response is done, as LiveKit Agents does) and the fix is
+    safe. A fix that drains nothing (the flag, and the current item's id) is always safe.
+    When the ids cannot be known (the code reads no id attribute from the items), the fix
+    adds the flag only and the message says so. A synchronous loop over a list records only
+    the current item.
 
     Not a finding: a loop with no early exit; a guard that already uses a variable set at
     every early exit; a flag that is not derived from the list; a `return` that leaves the
@@ -243,6 +273,12 @@ class AbandonedItemsGuard(Rule):
             "abandoned-item-ids",
             ["message_id", "item_id", "id"],
             "attributes that identify a stream item, tried in order (the first one the code uses)",
+        ),
+        Option(
+            "ending-streams",
+            [],
+            "streams known to end after an early exit of the loop over them (a name or attribute such as "
+            '"message_stream", or the whole dotted expression): the fix\'s drain of them is safe',
         ),
     )
 
@@ -281,7 +317,9 @@ class A:
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         for found in _guards(file):
-            plan = _plan(file, found, self.settings.get("abandoned-item-ids", ()))
+            plan = _plan(
+                file, found, self.settings.get("abandoned-item-ids", ()), self.settings.get("ending-streams", ())
+            )
             exit_lines = sorted({e.lineno for loop in found.loops for e in loop.exits})
             many = len(exit_lines) > 1
             what = f"`{found.flag.name}`" if found.flag.name else "its scan"

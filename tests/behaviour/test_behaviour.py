@@ -34,6 +34,11 @@ def fixed_agent_activity(tmp_path: Path) -> Path:
         return Path(override).resolve()
     copy = tmp_path / "agent_activity.py"
     shutil.copyfile(pristine, copy)
+    # RTL003's fix drains the message stream at the interruption: safe only for a stream known
+    # to end, which LiveKit's is (the provider closes it when the response is done, cancelled
+    # too, and at a reconnection or close; 1.8 reads it through the tee `msg_stream`). A
+    # LiveKit user says so in the configuration, as here; without it the fix is unsafe
+    (tmp_path / "pyproject.toml").write_text('[tool.rtlint]\nending-streams = ["message_stream", "msg_stream"]\n')
     # rtlint must be installed in this environment (`pip install -e .`): rtlint.rules is
     # mapped from rules/ by the package metadata, so the bare source tree does not import
     proc = subprocess.run(

@@ -25,8 +25,15 @@ def v188() -> str:
     return read(agent_activity("1.8.8"))
 
 
-# LiveKit's own formatter settings (ruff, line length 100): fixed code is broken to fit them
-LIVEKIT = Config(root=Path.cwd(), line_length=100)
+# LiveKit's own formatter settings (ruff, line length 100): fixed code is broken to fit them.
+# LiveKit closes a generation's `message_stream` when the response is done (cancelled by an
+# interruption too), at a reconnection and at close (`_close_current_generation`); 1.8 reads
+# it through a tee, `msg_stream`, whose other half it drains itself ("the provider closes both
+# streams when it ends the response"). So RTL003's drain of them ends: what a LiveKit user
+# says with `ending-streams` to make that fix safe.
+STREAMS = ["message_stream", "msg_stream"]
+ENDING = '[tool.rtlint]\nending-streams = ["message_stream", "msg_stream"]\n'
+LIVEKIT = Config(root=Path.cwd(), line_length=100, options={"ending-streams": STREAMS})
 
 
 @pytest.fixture(scope="module")
@@ -132,9 +139,25 @@ def test_188_text_turn_commits_before_its_push_and_rolls_back(v188_fixed: str) -
     assert window.index("self._session._conversation_item_added(msg)") > window.index("speech_handle._mark_done")
 
 
+def test_188_drain_is_unsafe_unless_the_stream_is_known_to_end(v188: str) -> None:
+    """Issue 24: the drain was marked safe although the page warns that a stream that never
+    ends holds up the cleanup. Unsafe by default, and the message says why and what to set."""
+    [guard] = [f for f in check_source(v188, "agent_activity.py") if f.code == "RTL003"]
+    assert guard.fixable == "unsafe"
+    assert "drains `msg_stream`" in guard.message and "`ending-streams`" in guard.message
+    safe = fix_source(v188, "agent_activity.py", config=Config(root=Path.cwd(), line_length=100))
+    assert [f.code for f in safe.remaining] == ["RTL003"] and "_rtlint_abandoned" not in safe.text
+    unsafe = fix_source(v188, "agent_activity.py", config=Config(root=Path.cwd(), line_length=100), unsafe=True)
+    known = fix_source(v188, "agent_activity.py", config=LIVEKIT)
+    assert unsafe.text == known.text and "async for _rtlint_abandoned in msg_stream:" in known.text
+    [guard] = [f for f in check_source(v188, "agent_activity.py", config=LIVEKIT) if f.code == "RTL003"]
+    assert guard.fixable == "safe" and "(fix is unsafe" not in guard.message
+
+
 def test_188_cli_fix_in_place(tmp_path: Path) -> None:
     target = tmp_path / "agent_activity.py"
     shutil.copy(agent_activity("1.8.8"), target)
+    (tmp_path / "pyproject.toml").write_text(ENDING)
     first = run_main("--no-cache", "--fix", str(target))
     assert first.exit_code == 0, first.stderr
     fixed = target.read_bytes()
@@ -148,9 +171,9 @@ def test_189_new_unlocked_snapshot_and_the_remaining_bugs() -> None:
     source = read(agent_activity("1.8.9"))
     found = by_code(check_source(source, "agent_activity.py"))
     assert found == {"RTL001": [3456], "RTL002": [4244], "RTL003": [4755]}
-    fixed = fix_source(source, "agent_activity.py")
+    fixed = fix_source(source, "agent_activity.py", config=LIVEKIT)
     assert fixed.failure is None
-    assert check_source(fixed.text, "agent_activity.py") == []
+    assert check_source(fixed.text, "agent_activity.py", config=LIVEKIT) == []
     total, locked = _self_pushes_under_lock(fixed.text, "AgentActivity")
     assert total == locked == 6
 
@@ -160,7 +183,7 @@ def test_188_commit_companions_move_with_the_commit(tmp_path: Path) -> None:
     in one edit (two moves to one place once conflicted, and the RTL002 fix was dropped)."""
     target = tmp_path / "agent_activity.py"
     shutil.copy(agent_activity("1.8.8"), target)
-    (tmp_path / "pyproject.toml").write_text('[tool.rtlint]\ncommit-companions = ["_conversation_item_added"]\n')
+    (tmp_path / "pyproject.toml").write_text(ENDING + 'commit-companions = ["_conversation_item_added"]\n')
     run = run_main("--no-cache", "--fix", str(target))
     assert run.exit_code == 0, run.stderr
     lines = target.read_text().splitlines()

@@ -436,19 +436,28 @@ def test_abandoning_loops_leave_early_but_not_by_returning_from_the_function() -
     assert abandoning_loops(file, fn, "missing") == []
 
 
-def test_removal_code_one_statement_for_names_and_lists() -> None:
+def test_removal_code_statements_for_names_lists_and_names_maybe_unset() -> None:
     suppress = "contextlib.suppress"
-    assert removal_code("ctx", "remove", [("a", False), ("b", False)], suppress, "ValueError") == (
+    assert removal_code("ctx", "remove", [("a", False), ("b", False)], suppress, "ValueError") == [
         "with contextlib.suppress(ValueError):\n    ctx.remove(a)\n    ctx.remove(b)\n"
-    )
-    assert removal_code("ctx.items", "remove", [("xs", True)], suppress, "ValueError, NameError") == (
-        "for _rtlint_item in xs:\n    with contextlib.suppress(ValueError, NameError):\n        ctx.items.remove(_rtlint_item)\n"
-    )
+    ]
+    assert removal_code("ctx.items", "remove", [("xs", True)], suppress, "ValueError") == [
+        "for _rtlint_item in xs:\n    with contextlib.suppress(ValueError):\n        ctx.items.remove(_rtlint_item)\n"
+    ]
     mixed = removal_code("ctx", "drop", [("xs", True), ("a", False)], "cl.suppress", "ValueError")
-    assert mixed.startswith("if True:\n    for _rtlint_item in xs:\n") and mixed.endswith(
-        "    with cl.suppress(ValueError):\n        ctx.drop(a)\n"
-    )
-    ast.parse(mixed)
+    assert mixed == [
+        "with cl.suppress(ValueError):\n    ctx.drop(a)\n",
+        "for _rtlint_item in xs:\n    with cl.suppress(ValueError):\n        ctx.drop(_rtlint_item)\n",
+    ]
+    # a name bound to None before the try (issue 24: no NameError suppressed): removed when set
+    unset = removal_code("ctx", "remove", [("msg", False), ("xs", True)], suppress, "ValueError", unset={"msg", "xs"})
+    assert unset == [
+        "if msg is not None:\n    with contextlib.suppress(ValueError):\n        ctx.remove(msg)\n",
+        "if xs is not None:\n    for _rtlint_item in xs:\n        with contextlib.suppress(ValueError):\n"
+        "            ctx.remove(_rtlint_item)\n",
+    ]
+    for statement in (*mixed, *unset):
+        assert len(ast.parse(statement).body) == 1
 
 
 def test_marks_every_exit_needs_one_name_marked_before_each_exit() -> None:
