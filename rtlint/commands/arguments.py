@@ -69,6 +69,13 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
         "--add-noqa", action="store_true", help="suppress every finding with a '# noqa: CODE' comment (to adopt rtlint)"
     )
     fixing.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="to adopt rtlint without comments: write FILE with the current findings when it does not exist "
+        "(and report none); when it does, report only the findings not in it",
+    )
+    fixing.add_argument(
         "--show-fixes", action="store_true", help="list per file and code what --fix fixed (or --diff would)"
     )
     fixing.add_argument(

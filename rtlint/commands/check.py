@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from rtlint.engine.config import Config, Finder
     from rtlint.engine.runner import FileReport, RunOptions
+    from rtlint.suppress.baseline import Baseline
 
 STDIN = "-"
 
@@ -44,6 +45,7 @@ class Plan:
     stdin: StdinSource | None = None
     # the real folders and files given, taken before anything runs: fixes are written only there
     writable: tuple[set[Path], set[Path]] = (set(), set())
+    baseline: Baseline | None = None  # --baseline FILE as it was read; None: FILE is to be written
 
 
 @dataclass
@@ -65,6 +67,11 @@ class Written:
     fixable_before: int = 0
     fixed_codes: dict[str, list[str]] = field(default_factory=dict)  # display path -> codes
     sources: dict[str, str] = field(default_factory=dict)  # texts not on disk (stdin)
+    # --baseline: the text each finding's line is read from (by display path), and the outcome
+    texts: dict[str, str | None] = field(default_factory=dict)
+    baseline_written: int | None = None  # entries written (FILE did not exist)
+    baselined: int = 0  # findings in the baseline, not reported
+    baseline_stale: int = 0  # entries of the files checked that match nothing any more
 
 
 def check(
@@ -77,16 +84,26 @@ def check(
     except ParserExit as done:
         return done.status
     ran = run(plan, stderr, inputs)
-    if plan.args.output_file is None:
-        written = write(plan, ran, stdout, stderr)
-        return reporting.report(plan, ran, written, stdout, stderr)
-    import io
+    report = None
+    if plan.args.output_file is not None:
+        import io
 
-    # --output-file: the report (findings, statistics, or the diff) is written to the file
-    # once the run is over; the summary stays on standard error, as does the exit status
-    report = io.StringIO()
+        # --output-file: the report (findings, statistics, or the diff) is written to the file
+        # once the run is over; the summary stays on standard error, as does the exit status
+        report = io.StringIO()
     written = write(plan, ran, stdout, stderr, report)
+    if plan.args.baseline is not None:
+        from rtlint.commands import baseline
+        from rtlint.suppress.baseline import BaselineError
+
+        try:
+            baseline.apply(plan, ran, written)
+        except BaselineError as exc:
+            print(f"rtlint: error: {exc}", file=stderr)
+            written.exit_code = EXIT_ERROR
     code = reporting.report(plan, ran, written, stdout, stderr, report)
+    if report is None:
+        return code
     return reporting.write_output_file(plan.args.output_file, report.getvalue(), stderr) or code
 
 
@@ -139,7 +156,12 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
         add_noqa=args.add_noqa,
     )
     writable = _writable_roots(paths) if source is None else (set(), set())
-    return Plan(args, finder, paths, options, source, writable)
+    plan = Plan(args, finder, paths, options, source, writable)
+    if args.baseline is not None:
+        from rtlint.commands import baseline
+
+        plan.baseline = baseline.load(args)
+    return plan
 
 
 def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
@@ -253,13 +275,33 @@ def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO, report_out: Text
                     written.exit_code = EXIT_ERROR
                     # nothing was written: what is on disk still has its findings
                     written.findings.extend(report.unfixed)
+                    _keep_text(plan, written, report, report.unfixed, report.original)
                     continue
             _count_fixed(report, written)
         written.findings.extend(report.findings)
+        # the findings are of the fixed text where there is one (written, or shown as a diff)
+        fixed = report.fixed_bytes
+        _keep_text(plan, written, report, report.findings, fixed if fixed is not None else report.original)
     if plan.stdin is not None and not ran.reports and _echoes(options):
         _write_bytes(stdout, plan.stdin.raw)  # an excluded buffer comes back unchanged
     written.findings.sort(key=lambda f: f.sort_key)
     return written
+
+
+def _keep_text(plan: Plan, written: Written, report: FileReport, findings: list, raw: bytes | None) -> None:
+    """For --baseline: the text the report's findings are positions in (`raw`; else standard
+    input's, or the file's as it is on disk: a report from the cache keeps no bytes)."""
+    if plan.args.baseline is None or not findings:
+        return
+    from rtlint.core.source import Source, UnreadableSource
+    from rtlint.engine.runner import read_source
+
+    try:
+        if raw is None:
+            raw = plan.stdin.raw if plan.stdin is not None else read_source(report.target.path)[0]
+        written.texts[report.display] = Source.from_bytes(raw).text
+    except (OSError, UnreadableSource):
+        written.texts[report.display] = None  # matched by code and path alone: an empty line's hash
 
 
 def _echoes(options: RunOptions) -> bool:

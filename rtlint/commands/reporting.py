@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from rtlint.commands.check import Plan, Ran, Written
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def report(
@@ -111,18 +111,45 @@ def _summary(plan: Plan, ran: Ran, written: Written, exit_code: int, stderr: Tex
         print(line + ("." if not plan.args.show_fixes else ":"), file=stderr)
         if plan.args.show_fixes:
             stderr.write(show_fixes(written.fixed_codes))
+    if plan.args.baseline is not None:
+        _baseline_summary(plan.args.baseline, written, stderr)
     if findings:
         line = f"Found {_plural(len(findings), 'finding')}"
+        if written.baselined:
+            line += " not in the baseline"
         print(line + (" remaining." if options.fix or options.add_noqa else "."), file=stderr)
         for hint in _hints(findings, options):
             print(hint, file=stderr)
-    elif exit_code == EXIT_ERROR or written.fixed or options.diff:
-        pass  # the errors, or the fixes, are the news
+    elif exit_code == EXIT_ERROR or written.fixed or options.diff or written.baseline_written is not None:
+        pass  # the errors, the fixes, or the baseline written are the news
+    elif written.baselined:
+        print("No finding that is not in the baseline.", file=stderr)
     elif ran.checked == 0:
         if not ran.skipped and not ran.ruleless:  # otherwise a line above said why
             print("No file checked.", file=stderr)
     else:
         print("All checks passed.", file=stderr)
+
+
+def _baseline_summary(path, written: Written, stderr: TextIO) -> None:
+    shown = escape.text(str(path))
+    if written.baseline_written is not None:
+        print(
+            f"Wrote the baseline {shown}: {_plural(written.baseline_written, 'finding')}; later runs with "
+            "--baseline report only the findings not in it.",
+            file=stderr,
+        )
+        return
+    if written.baselined:
+        print(f"{_plural(written.baselined, 'finding')} in the baseline {shown}, not reported.", file=stderr)
+    if written.baseline_stale:
+        match = "matches" if written.baseline_stale == 1 else "match"
+        print(
+            f"rtlint: warning: {_plural(written.baseline_stale, 'entry', 'entries')} of the baseline {shown} "
+            f"{match} no finding any more (fixed, or the line changed) and could hide a new finding on an identical "
+            f"line: when nothing new is reported, delete {shown} and run again to write it anew",
+            file=stderr,
+        )
 
 
 def _looked_at(checked: int, skipped: int) -> str | None:
