@@ -108,45 +108,71 @@ def readme_snippet() -> str:
     return re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
 
 
-def test_readme_snippet_as_written_against_a_clone_with_the_release_tag(tmp_path: Path) -> None:
-    """The README's snippet, byte for byte, run by pre-commit. Its `repo:` URL is sent to a
-    local clone (git's url.<base>.insteadOf, in the environment pre-commit passes on to git),
-    in which the release tag the README names exists: what the release must tag."""
-    from rtlint import __version__
-
+def test_readme_snippet_as_written_works_from_a_clone_today(tmp_path: Path) -> None:
+    """The README's snippet, byte for byte, run by pre-commit against a clone of the
+    repository as it is today: its `rev:` names a ref that exists (issue 24: `v0.2.2` named
+    a tag the repository never had, and pre-commit failed at `git checkout v0.2.2`), and it
+    enables one hook, not both (every commit was linted twice). The `repo:` URL is sent to
+    the clone with git's url.<base>.insteadOf, in the environment pre-commit passes to git;
+    then `pre-commit autoupdate` pins the commit, as the README says."""
     snippet = readme_snippet()
     [url] = re.findall(r"repo: (\S+)", snippet)
-    assert f"rev: v{__version__}\n" in snippet
-    hooks, _ = hook_repository(tmp_path)
+    [rev] = re.findall(r"rev: (\S+)", snippet)
+    assert re.findall(r"^\s+- id: (\S+)", snippet, re.M) == ["rtlint"]  # one hook on ...
+    assert re.findall(r"^\s+# - id: (\S+)", snippet, re.M) == ["rtlint-fix"]  # ... the other commented
+    hooks, head = hook_repository(tmp_path)
+    git("branch", "-M", "main", cwd=hooks)  # the repository's branch, whatever git's default name
+    assert git("rev-parse", "--verify", rev, cwd=hooks) == head  # a ref that exists, no tag needed
+    assert git("tag", "--list", cwd=hooks) == ""
     project = tmp_path / "project"
     make_repo(project)
     (project / "agent.py").write_text(BUGGY)
     (project / ".pre-commit-config.yaml").write_text(snippet)
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "buggy agent", cwd=project)
-    redirect = {
+    environment = {
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
         "GIT_CONFIG_COUNT": "1",
         "GIT_CONFIG_KEY_0": f"url.{hooks.as_uri()}.insteadOf",
         "GIT_CONFIG_VALUE_0": url,
     }
 
-    def pre_commit() -> subprocess.CompletedProcess:
+    def pre_commit(*args: str) -> subprocess.CompletedProcess:
         return run(
-            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-            cwd=project,
-            timeout=600,
-            PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
-            **redirect,
+            [sys.executable, "-m", "pre_commit", *args, "--color", "never"], cwd=project, timeout=600, **environment
         )
 
-    # without the tag: the failure the issue reports
-    untagged = pre_commit()
-    assert untagged.returncode != 0
-    assert f"v{__version__}" in untagged.stdout + untagged.stderr
-    assert "agent.py:" not in untagged.stdout + untagged.stderr
-    git("tag", f"v{__version__}", cwd=hooks)
-    tagged = pre_commit()
-    output = tagged.stdout + tagged.stderr
-    assert tagged.returncode == 1, output
+    ran = pre_commit("run", "--all-files")
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 1, output
     assert f"agent.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001 [stale-mirror-snapshot]" in output
-    assert statuses(output) == {"rtlint": "Failed", "rtlint (fix)": "Failed"}, output
+    assert statuses(output) == {"rtlint": "Failed"}, output  # the report hook alone, once
+    assert (project / "agent.py").read_text() == BUGGY
+
+    updated = pre_commit("autoupdate")
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    config = (project / ".pre-commit-config.yaml").read_text()
+    assert f"rev: {head}" in config and "# - id: rtlint-fix" in config
+
+
+def test_try_repo_runs_the_hooks_of_a_local_clone(tmp_path: Path) -> None:
+    """The README's other way, with no configuration at all: `pre-commit try-repo CLONE
+    rtlint --all-files` (it also takes changes the clone has not committed)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    [command] = re.findall(r"^pre-commit try-repo /path/to/rtlint (.*?)\s+#", readme, re.M)
+    hooks, _ = hook_repository(tmp_path)
+    (hooks / "rtlint" / "__init__.py").write_text((hooks / "rtlint" / "__init__.py").read_text() + "# uncommitted\n")
+    project = tmp_path / "project"
+    make_repo(project)
+    (project / "agent.py").write_text(BUGGY)
+    git("add", "-A", cwd=project)
+    ran = run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), *command.split(), "--color", "never"],
+        cwd=project,
+        timeout=600,
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+    )
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 1, output
+    assert f"agent.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001 [stale-mirror-snapshot]" in output
+    assert statuses(output) == {"rtlint": "Failed"}, output

@@ -15,8 +15,12 @@ from tests.support.cli import run_main
 from tests.support.formatters import formatter_bin
 from tests.support.wheels import agent_activity
 
-# LiveKit's [tool.ruff] (line-length 100, target py39), as in its repository
-LIVEKIT_RUFF = '[tool.ruff]\nline-length = 100\ntarget-version = "py39"\n'
+# LiveKit's [tool.ruff] (line-length 100, target py39), as in its repository; and the streams
+# LiveKit closes when a response ends, so RTL003's drain is safe and --fix writes every fix
+LIVEKIT_RUFF = (
+    '[tool.ruff]\nline-length = 100\ntarget-version = "py39"\n'
+    '[tool.rtlint]\nending-streams = ["message_stream", "msg_stream"]\n'
+)
 
 
 def _e501(ruff: Path, folder: Path) -> list[str]:
