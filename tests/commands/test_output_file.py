@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rtlint.engine import registry
-from tests.support.cli import run_main
+from tests.support.cli import REPO, run_main
 from tests.support.samples import BUGGY, TOKENLESS
 
 
@@ -115,3 +115,7 @@ def test_help_names_every_command(project: Path) -> None:
     for command in ("rtlint explain CODE", "rtlint rules", "rtlint server"):
         assert command in flat
     assert "--output-file FILE" in run.stdout
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    usage = readme[readme.index("## Usage") :].split("```", 2)[1]
+    for command in ("rtlint explain CODE", "rtlint rules [--format text|json]", "rtlint server"):
+        assert command in usage
