@@ -1,0 +1,348 @@
+"""Provider sessions (design.md, "Rules for provider-plugin authors"): a class of a
+`livekit-plugins-*` package that derives from the framework's session type and implements
+the push itself. Its *mirror* is the attribute its push diffs a context against; *handlers*
+are its other functions, which follow the server's events; the push's *helpers* are the
+methods it calls (the builder of its item events among them).
+
+    sessions = provider_sessions(file)          # ProviderSession per class, memoised
+    session.mirrors, session.push, session.helpers, session.functions()
+    mirror_inserts(session, function)           # self.<mirror>.insert(...) calls
+    removal_deletes(session)                    # loops over the diff's to_remove that delete
+
+The words are options (`mirror-attributes`, `mirror-types`, `diff-functions`,
+`diff-removals`), beside the vocabulary's `session-types` and `push-methods`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rtlint.core.astnodes import children, walk
+from rtlint.core.settings import Option
+
+from .._analysis.index import ClassInfo, Function, FunctionNode, Index, annotation_names, final_name, index
+from .._analysis.locks import MethodFacts, lock_model
+from .vocabulary import OPTIONS as _VOCABULARY
+
+if TYPE_CHECKING:
+    from rtlint.core.context import FileContext
+
+_SHARED = {option.name: option for option in _VOCABULARY}
+OPTIONS = (
+    _SHARED["session-types"],
+    _SHARED["push-methods"],
+    Option(
+        "mirror-attributes",
+        ["_remote_chat_ctx"],
+        "attributes in which a provider's session keeps its mirror of the server conversation",
+    ),
+    Option(
+        "mirror-types",
+        ["RemoteChatContext"],
+        "types of a provider session's mirror (an attribute annotated with one, or assigned one, is a mirror)",
+    ),
+    Option(
+        "diff-functions",
+        ["compute_chat_ctx_diff"],
+        "functions that diff a session's mirror (their first argument) against the context it is pushed",
+    ),
+    Option("diff-removals", ["to_remove"], "attributes of a diff that list the items the push deletes"),
+)
+
+_LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
+_EMITTER = {"emit", "on", "once", "off"}  # the event emitter's own methods
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
+
+
+@dataclass(eq=False)
+class ProviderSession:
+    info: ClassInfo
+    classes: list[ClassInfo]  # the class and its bases in the file, nearest first
+    methods: dict[str, Any]  # name -> node, a base's method unless the class overrides it
+    facts: dict[str, MethodFacts]  # the lock model's facts of those methods (calls, locks)
+    push: list[str]  # the push methods the class implements
+    helpers: set[str]  # methods the push calls, transitively
+    mirrors: set[str] = field(default_factory=set)
+    mirror_properties: set[str] = field(default_factory=set)
+
+    def method_functions(self, idx: Index, names: Iterable[str]) -> Iterator[Function]:
+        """The methods of these names and the functions nested in them."""
+        for name in names:
+            node = self.methods.get(name)
+            if node is None:
+                continue
+            yield idx.function_of[id(node)]
+            for inner in idx.method_nodes.get(id(node), []):
+                if isinstance(inner, FunctionNode) and id(inner) in idx.function_of:
+                    yield idx.function_of[id(inner)]
+
+    def functions(self, idx: Index) -> Iterator[Function]:
+        return self.method_functions(idx, self.methods)
+
+    def pushing(self, idx: Index) -> list[Function]:
+        """The push methods and their helpers, nested functions included."""
+        return list(self.method_functions(idx, [*self.push, *sorted(self.helpers)]))
+
+    def is_mirror(self, node: ast.AST, function: Function) -> bool:
+        """`self.<mirror>`, or `self.<property>` of a property that answers from the mirror."""
+        return (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == function.self_name
+            and (node.attr in self.mirrors or node.attr in self.mirror_properties)
+        )
+
+
+def words(file: FileContext, option: str) -> tuple[str, ...]:
+    default = next(o.default for o in OPTIONS if o.name == option)
+    return tuple(file.settings.get(option, default))
+
+
+def required_tokens(settings) -> list[tuple[Any, ...]]:  # noqa: ANN001
+    """A provider session names a session type, defines a push and has a mirror."""
+
+    def get(name: str) -> tuple[str, ...]:
+        return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
+
+    return [
+        get("push-methods"),
+        get("session-types"),
+        (*get("mirror-attributes"), *get("mirror-types"), *get("diff-functions")),
+    ]
+
+
+def provider_sessions(file: FileContext) -> list[ProviderSession]:
+    return file.memo("rules._realtime.provider", lambda: _sessions(file))
+
+
+def _sessions(file: FileContext) -> list[ProviderSession]:
+    idx = index(file)
+    types = words(file, "session-types")
+    push_names = set(words(file, "push-methods"))
+    locks = lock_model(file)
+    found = []
+    for info in idx.classes:
+        classes = [info, *idx.bases(info)]
+        names = [_base_name(b) for c in classes for b in c.node.bases]
+        if not any(n == t or n.endswith(t) for n in names for t in types):
+            continue
+        methods: dict[str, Any] = {}
+        facts: dict[str, MethodFacts] = {}
+        for cls in reversed(classes):  # the nearest definition wins
+            methods.update(cls.methods)
+            facts.update(locks.facts(cls))
+        push = sorted(n for n in methods if n in push_names)
+        if not push:
+            continue  # the class does not implement the push: nothing of it to judge here
+        session = ProviderSession(info, classes, methods, facts, push, _reached(set(push), facts) - set(push))
+        _learn_mirrors(file, idx, session)
+        found.append(session)
+    return found
+
+
+def _base_name(base: ast.expr) -> str:
+    while isinstance(base, ast.Subscript):  # llm.RealtimeSession[Literal[...]]
+        base = base.value
+    return final_name(base) or ""
+
+
+def _reached(start: set[str], facts: dict[str, MethodFacts]) -> set[str]:
+    found, todo = set(start), list(start)
+    while todo:
+        name = todo.pop()
+        for callee in facts[name].calls if name in facts else ():
+            if callee in facts and callee not in found:
+                found.add(callee)
+                todo.append(callee)
+    return found
+
+
+def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> None:
+    """The configured attributes the class uses, attributes of a mirror type, and what the
+    push and its helpers diff the pushed context against."""
+    configured, types = set(words(file, "mirror-attributes")), words(file, "mirror-types")
+    diffs = set(words(file, "diff-functions"))
+    for function in session.functions(idx):
+        for node in idx.nodes(function.node):
+            if isinstance(node, ast.AnnAssign) and self_attribute(node.target, function):
+                if any(name in types for name in annotation_names(node.annotation)):
+                    session.mirrors.add(node.target.attr)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                if final_name(node.value.func) in types:
+                    session.mirrors.update(t.attr for t in node.targets if self_attribute(t, function))
+            elif self_attribute(node, function) and node.attr in configured:
+                session.mirrors.add(node.attr)
+    for function in session.pushing(idx):
+        for node in idx.nodes(function.node):
+            if isinstance(node, ast.Call) and final_name(node.func) in diffs and node.args:
+                session.mirrors.update(_attributes_behind(idx, function, node.args[0]))
+    properties = {
+        name
+        for name, node in session.methods.items()
+        if any(final_name(d) in ("property", "cached_property") for d in node.decorator_list)
+    }
+    session.mirrors -= properties
+    for name in properties:
+        function = idx.function_of[id(session.methods[name])]
+        if any(self_attribute(n, function) and n.attr in session.mirrors for n in idx.nodes(function.node)):
+            session.mirror_properties.add(name)
+
+
+def _attributes_behind(idx: Index, function: Function, expr: ast.expr) -> set[str]:
+    """`self.<x>` attributes an expression reads, directly or through a local name it was
+    assigned from in the same function (`remote = self._x.to_chat_ctx()`)."""
+    found = {n.attr for n in walk(expr) if self_attribute(n, function)}
+    names = {n.id for n in walk(expr) if isinstance(n, ast.Name)}
+    for node in idx.nodes(function.node):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in node.targets):
+            found |= {n.attr for n in walk(node.value) if self_attribute(n, function)}
+    return found
+
+
+def self_attribute(node: ast.AST, function: Function) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and function.self_name is not None
+        and node.value.id == function.self_name
+    )
+
+
+# -- what the session does with its mirror ----------------------------------------------
+def mirror_inserts(session: ProviderSession, idx: Index, function: Function) -> list[ast.Call]:
+    """`self.<mirror>.insert(...)` and `self.<mirror>.items.append/insert/extend(...)`."""
+    found = []
+    for node in idx.nodes(function.node):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver, method = node.func.value, node.func.attr
+        if (
+            method in ("append", "insert", "extend")
+            and isinstance(receiver, ast.Attribute)
+            and receiver.attr == "items"
+        ):
+            receiver, method = receiver.value, "insert"
+        if method == "insert" and self_attribute(receiver, function) and receiver.attr in session.mirrors:
+            found.append(node)
+    return found
+
+
+def mirror_assignments(session: ProviderSession, idx: Index, function: Function) -> list[ast.Assign]:
+    """`self.<mirror> = ...` in the function's own body."""
+    return [
+        node
+        for node in idx.nodes(function.node)
+        if isinstance(node, ast.Assign)
+        and any(self_attribute(t, function) and t.attr in session.mirrors for t in node.targets)
+    ]
+
+
+def removal_deletes(file: FileContext, session: ProviderSession) -> list[tuple[Function, ast.AST]]:
+    """Loops (and comprehensions) of the push or its helpers over the diff's removals whose
+    body sends a delete: a name, attribute or string that says "delete" (outside logging
+    calls), there or in a function of the file it calls."""
+    idx = index(file)
+    removals = set(words(file, "diff-removals"))
+    found = []
+    for function in session.pushing(idx):
+        for node in idx.nodes(function.node):
+            for iterated, body in _loops(node):
+                if any(isinstance(n, ast.Attribute) and n.attr in removals for n in walk(iterated)):
+                    if _deletes(idx, session, function, body, depth=2):
+                        found.append((function, node))
+    return found
+
+
+def _loops(node: ast.AST) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        yield node.iter, list(node.body)
+    elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        element = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for generator in node.generators:
+            yield generator.iter, [*element, *generator.ifs]
+
+
+def _deletes(idx: Index, session: ProviderSession, function: Function, body: list[ast.AST], depth: int) -> bool:
+    for node in _outside_logging(body):
+        text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        if text and "delete" in text.lower():
+            return True
+        if depth and isinstance(node, ast.Call):
+            target = callee(idx, session, function, node)
+            if target is not None and _deletes(idx, session, target, list(children(target.node)), depth - 1):
+                return True
+    return False
+
+
+def _outside_logging(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and (final_name(node.func) or "") in _LOGGING:
+            continue
+        yield node
+        if not isinstance(node, (*FunctionNode, ast.Lambda, ast.ClassDef)):
+            stack.extend(reversed(children(node)))
+
+
+def callee(idx: Index, session: ProviderSession, function: Function, call: ast.Call) -> Function | None:
+    """The function of the file a call runs: `self.<method>(...)`, a function nested in
+    the caller (or its outer functions), or a module-level function."""
+    func = call.func
+    if self_attribute(func, function) and func.attr in session.methods:
+        return idx.function_of.get(id(session.methods[func.attr]))
+    if isinstance(func, ast.Name):
+        scope: Function | None = function
+        while scope is not None:
+            for node in idx.nodes(scope.node):
+                if isinstance(node, FunctionNode) and node.name == func.id:
+                    return idx.function_of.get(id(node))
+            scope = scope.outer
+        for node in idx.tree.body:
+            if isinstance(node, FunctionNode) and node.name == func.id:
+                return idx.function_of.get(id(node))
+    return None
+
+
+def unknown_code(idx: Index, session: ProviderSession, function: Function, call: ast.Call) -> str | None:
+    """Why a call of the function may run code this file does not show with the session in
+    hand: `super().<m>(...)`, a method the class inherits from outside the file, or a
+    function of another module given `self` (or `self.emit`)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and final_name(func.value.func) == "super":
+        return f"super().{func.attr}()"
+    if self_attribute(func, function):
+        if func.attr not in session.methods and func.attr not in _EMITTER:
+            return f"{function.self_name}.{func.attr}()"
+        return None
+    if callee(idx, session, function, call) is not None:
+        return None
+    given = [*call.args, *(k.value for k in call.keywords)]
+    if any(
+        isinstance(a, ast.Name) and a.id == function.self_name or self_attribute(a, function) and a.attr in _EMITTER
+        for a in given
+    ):
+        return f"{ast.unparse(func)}(...)"
+    return None
+
+
+def mutated_attributes(session: ProviderSession, idx: Index, functions: Iterable[Function]) -> set[str]:
+    """Attributes of `self` the functions assign, store into or mutate in place."""
+    found: set[str] = set()
+    for function in functions:
+        for node in idx.nodes(function.node):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    inner = target.value if isinstance(target, ast.Subscript) else target
+                    if self_attribute(inner, function):
+                        found.add(inner.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+                if self_attribute(node.func.value, function):
+                    found.add(node.func.value.attr)
+    return found
