@@ -11,7 +11,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 from rtlint.core.settings import Option
 
-from ._analysis.index import Function, Index, index
+from ._analysis.index import Function, Index, index, subtree
 from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
     ProviderSession,
@@ -78,6 +78,10 @@ class MirrorWithoutRemoteEcho(Rule):
 
     ## Fix
     None: where the event goes and what it carries depend on the handler.
+
+    ## Fix safety
+    There is no fix to apply. The finding says which handler mirrors and which push
+    deletes, so the emit can be written beside the insert.
 
     Not a finding: a session that emits the event anywhere in the class (or in a function
     of the file that its handler calls); a handler that hands the session to code this
@@ -163,25 +167,23 @@ def _handler_inserts(session: ProviderSession, idx: Index) -> list[tuple[Functio
 
 
 def _echoes(session: ProviderSession, idx: Index, events: set[str]) -> bool:
-    """Whether the class (or a function of the file it calls) emits one of the events, or
-    emits an event this file cannot name (a variable)."""
+    """Whether the class (its methods, lambdas and nested functions included, or a function
+    of the file they call) emits one of the events, or an event this file cannot name."""
     seen: set[int] = set()
-    todo = list(session.functions(idx))
+    todo = [list(idx.method_nodes.get(id(node), [])) for node in session.methods.values()]
     while todo:
-        function = todo.pop()
-        if id(function.node) in seen:
-            continue
-        seen.add(id(function.node))
-        for node in idx.nodes(function.node):
+        for node in todo.pop():
             if not isinstance(node, ast.Call):
                 continue
             if isinstance(node.func, ast.Attribute) and node.func.attr == "emit" and node.args:
                 event = _constant(idx, node.args[0])
                 if event is None or event in events:
                     return True
-            target = callee(idx, session, function, node)
-            if target is not None and target.cls is None:
-                todo.append(target)  # a module-level function the class calls
+            function = idx.function_of_node(node)
+            target = callee(idx, session, function, node) if function is not None else None
+            if target is not None and target.cls is None and id(target.node) not in seen:
+                seen.add(id(target.node))  # a module-level function the class calls
+                todo.append(list(subtree(target.node)))
     return False
 
 

@@ -126,7 +126,7 @@ class ReplayDropsInFlight(Rule):
 
     code = "RTL011"
     name = "replay-drops-in-flight"
-    summary = "a reconnect replays a context that drops pushes in flight or the tool calls"
+    summary = "a reconnect replays the mirror without the pushes in flight, or without its tool calls"
     fix_availability = "sometimes"
     options = OPTIONS
 
