@@ -185,11 +185,15 @@ class Session(llm.RealtimeSession):
     def check(self, file: FileContext) -> Iterator[Finding]:
         idx = index(file)
         flags = tuple(self.settings.get("replay-exclusions", ("exclude_function_call",)))
-        for session in provider_sessions(file):
+        sessions = provider_sessions(file)
+        owners = {id(s.info.node) for s in sessions}
+        for session in sessions:
             context = _Session.of(file, idx, session)
             for function in session.functions(idx):
                 if id(function.node) in context.pushing or function.method is None:
                     continue
+                if function.cls is not session.info and function.cls is not None and id(function.cls.node) in owners:
+                    continue  # a base of the file that is a session itself reports its own reconnect
                 if function.method.node.name == "__init__":
                     continue
                 for replay in _replays(file, idx, context, function, flags):
@@ -198,12 +202,17 @@ class Session(llm.RealtimeSession):
     def _findings(self, file: FileContext, replay: _Replay) -> Iterator[Finding]:
         where = f"the mirror is reset at line {replay.reset.lineno}"
         if replay.copies:
-            lines = ", ".join(str(c.lineno) for c in replay.copies)
+            lines = ", ".join(str(c.lineno) for c, _ in replay.copies)
+            flags = ", ".join(sorted({f"{flag}=True" for _, flag in replay.copies}))
             message = (
-                f"{replay.call.func.attr} replays a context copied with {replay.flag}=True (line {lines}) after "
+                f"{replay.call.func.attr} replays a context copied with {flags} (line {lines}) after "
                 f"{where}: every tool call and output the server had is dropped at each reconnect"
             )
-            plan = fx.Plan("unsafe", _UNSAFE_FLAG, [_drop_flag(file, c, replay.flag) for c in replay.copies])
+            beside = [c.lineno for c, _ in replay.copies if _comment_inside(file, c)]
+            if beside:
+                plan = fx.no_fix(f"a comment is inside the copy's arguments (line {beside[0]}); drop the flag by hand")
+            else:
+                plan = fx.Plan("unsafe", _UNSAFE_FLAG, [_drop_flag(file, c, flag) for c, flag in replay.copies])
             yield self.report(file, replay.call, message, plan=plan, symbol=replay.function.qualname)
         if replay.in_flight:
             message = (
@@ -244,8 +253,7 @@ class _Replay:
     function: Function
     call: ast.Call
     reset: ast.Assign
-    flag: str
-    copies: list[ast.Call] = field(default_factory=list)
+    copies: list[tuple[ast.Call, str]] = field(default_factory=list)  # (copy, its flag)
     in_flight: bool = False
     lock: str = ""
 
@@ -272,7 +280,7 @@ def _replays(file: FileContext, idx: Index, context: _Session, function: Functio
             continue
         carried = flow.origins(argument)
         flagged = [copies[key[1]] for key in sorted(k for k in carried if isinstance(k, tuple) and k[0] == "flag")]
-        replay = _Replay(function, call, reset, flagged[0][1] if flagged else flags[0], [c for c, _ in flagged])
+        replay = _Replay(function, call, reset, flagged)
         if MIRROR in carried and context.acknowledged and not _locked(file, context, function, call, reset):
             resent = _resends(idx, flow, function) if resent is None else resent
             replay.in_flight = not resent
@@ -346,6 +354,24 @@ def _lock_text(function: Function, locks: set[str]) -> str:
 
 
 # -- the fix -----------------------------------------------------------------------------
+def _comment_inside(file: FileContext, call: ast.Call) -> bool:
+    """Whether a comment sits inside the copy's brackets, which the two editors would not
+    keep alike when the flag goes (a comment is the author's: the flag is dropped by hand)."""
+    return "#" in _between(file, _end(call.func), _end(call))
+
+
+def _end(node: ast.AST) -> tuple[int, int]:
+    return node.end_lineno, node.end_col_offset
+
+
+def _between(file: FileContext, start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The source from one `ast` position (1-based line, byte column) to another."""
+    lines = [line.encode("utf-8") for line in file.lines[start[0] - 1 : end[0]]]
+    if len(lines) == 1:
+        return lines[0][start[1] : end[1]].decode("utf-8", "replace")
+    return b"".join([lines[0][start[1] :], *lines[1:-1], lines[-1][: end[1]]]).decode("utf-8", "replace")
+
+
 def _drop_flag(file: FileContext, copy: ast.Call, flag: str):  # noqa: ANN202
     path = file.path_of(index(file).statement_of(copy))
 
@@ -419,8 +445,8 @@ def _without_keyword(statement, flag: str):  # noqa: ANN001, ANN202
             removed = args.pop(at)
             if not args:
                 return updated.with_changes(args=[], whitespace_before_args=cst.SimpleWhitespace(""))
-            if at == len(args):  # the last argument: the one before it takes its comma
-                args[-1] = args[-1].with_changes(comma=removed.comma)
+            if at == len(args):  # the last argument: the one before it takes its comma and line end
+                args[-1] = args[-1].with_changes(comma=removed.comma, whitespace_after_arg=removed.whitespace_after_arg)
             return updated.with_changes(args=args)
 
     transformer = Drop()

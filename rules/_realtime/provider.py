@@ -175,15 +175,20 @@ def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> N
                     session.mirrors.update(t.attr for t in node.targets if self_attribute(t, function))
             elif self_attribute(node, function) and node.attr in configured:
                 session.mirrors.add(node.attr)
+    diffed: set[str] = set()
     for function in session.pushing(idx):
         for node in idx.nodes(function.node):
             if isinstance(node, ast.Call) and final_name(node.func) in diffs and node.args:
-                session.mirrors.update(_attributes_behind(idx, function, node.args[0]))
+                diffed |= _attributes_behind(idx, function, node.args[0])
     properties = {
         name
         for name, node in session.methods.items()
         if any(final_name(d) in ("property", "cached_property") for d in node.decorator_list)
     }
+    for name in diffed & properties:  # `diff(self.chat_ctx, ...)`: what the property reads
+        function = idx.function_of[id(session.methods[name])]
+        diffed |= {n.attr for n in idx.nodes(function.node) if self_attribute(n, function)}
+    session.mirrors |= diffed
     session.mirrors -= properties
     for name in properties:
         function = idx.function_of[id(session.methods[name])]
