@@ -11,7 +11,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 from rtlint.core.settings import Option
 
-from ._analysis.index import Function, Index, index, subtree
+from ._analysis.index import Function, FunctionNode, Index, index, subtree
 from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
     ProviderSession,
@@ -168,22 +168,24 @@ def _handler_inserts(session: ProviderSession, idx: Index) -> list[tuple[Functio
 
 def _echoes(session: ProviderSession, idx: Index, events: set[str]) -> bool:
     """Whether the class (its methods, lambdas and nested functions included, or a function
-    of the file they call) emits one of the events, or an event this file cannot name."""
+    of the module they call) emits one of the events, or an event this file cannot name."""
+    module_functions = {n.name: n for n in idx.tree.body if isinstance(n, FunctionNode)}
     seen: set[int] = set()
-    todo = [list(idx.method_nodes.get(id(node), [])) for node in session.methods.values()]
+    todo = [idx.method_nodes.get(id(node), []) for node in session.methods.values()]
     while todo:
         for node in todo.pop():
-            if not isinstance(node, ast.Call):
+            if type(node) is not ast.Call:
                 continue
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "emit" and node.args:
+            func = node.func
+            if type(func) is ast.Attribute and func.attr == "emit" and node.args:
                 event = _constant(idx, node.args[0])
                 if event is None or event in events:
                     return True
-            function = idx.function_of_node(node)
-            target = callee(idx, session, function, node) if function is not None else None
-            if target is not None and target.cls is None and id(target.node) not in seen:
-                seen.add(id(target.node))  # a module-level function the class calls
-                todo.append(list(subtree(target.node)))
+            elif type(func) is ast.Name and func.id in module_functions:
+                target = module_functions[func.id]
+                if id(target) not in seen:
+                    seen.add(id(target))
+                    todo.append(list(subtree(target)))
     return False
 
 

@@ -16,6 +16,7 @@ The words are options (`mirror-attributes`, `mirror-types`, `diff-functions`,
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -67,6 +68,8 @@ class ProviderSession:
     helpers: set[str]  # methods the push calls, transitively
     mirrors: set[str] = field(default_factory=set)
     mirror_properties: set[str] = field(default_factory=set)
+    _functions: list[Function] | None = field(default=None, repr=False)
+    _writes: dict[int, tuple[list[ast.Assign], list[ast.Call]]] | None = field(default=None, repr=False)
 
     def method_functions(self, idx: Index, names: Iterable[str]) -> Iterator[Function]:
         """The methods of these names and the functions nested in them."""
@@ -79,12 +82,22 @@ class ProviderSession:
                 if isinstance(inner, FunctionNode) and id(inner) in idx.function_of:
                     yield idx.function_of[id(inner)]
 
-    def functions(self, idx: Index) -> Iterator[Function]:
-        return self.method_functions(idx, self.methods)
+    def functions(self, idx: Index) -> list[Function]:
+        if self._functions is None:
+            self._functions = list(self.method_functions(idx, self.methods))
+        return self._functions
 
     def pushing(self, idx: Index) -> list[Function]:
         """The push methods and their helpers, nested functions included."""
         return list(self.method_functions(idx, [*self.push, *sorted(self.helpers)]))
+
+    def writes(self, idx: Index, function: Function) -> tuple[list[ast.Assign], list[ast.Call]]:
+        """What the function's own body does to the mirror: `self.<mirror> = ...`, and
+        `self.<mirror>.insert(...)` or `self.<mirror>.items.append/insert/extend(...)`. One
+        pass over the class's functions, the first time one is asked about."""
+        if self._writes is None:
+            self._writes = {id(f.node): _mirror_writes(self, idx, f) for f in self.functions(idx)}
+        return self._writes.get(id(function.node)) or _mirror_writes(self, idx, function)
 
     def is_mirror(self, node: ast.AST, function: Function) -> bool:
         """`self.<mirror>`, or `self.<property>` of a property that answers from the mirror."""
@@ -102,15 +115,20 @@ def words(file: FileContext, option: str) -> tuple[str, ...]:
 
 
 def required_tokens(settings) -> list[tuple[Any, ...]]:  # noqa: ANN001
-    """A provider session names a session type, defines a push and has a mirror."""
+    """A provider session names a session type, has a mirror, and defines the push: a push
+    method's name right after `def` (the files that only call it are the framework's and
+    the applications', which the other rules read)."""
 
     def get(name: str) -> tuple[str, ...]:
         return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
 
+    methods = get("push-methods")
+    names = b"|".join(re.escape(m.encode()) for m in methods)
+    defined = re.compile(rb"\bdef[ \t]+(?:" + names + rb")\b")
     return [
-        get("push-methods"),
         get("session-types"),
         (*get("mirror-attributes"), *get("mirror-types"), *get("diff-functions")),
+        ((methods, defined),),
     ]
 
 
@@ -163,22 +181,24 @@ def _reached(start: set[str], facts: dict[str, MethodFacts]) -> set[str]:
 def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> None:
     """The configured attributes the class uses, attributes of a mirror type, and what the
     push and its helpers diff the pushed context against."""
-    configured, types = set(words(file, "mirror-attributes")), words(file, "mirror-types")
+    configured, types = set(words(file, "mirror-attributes")), set(words(file, "mirror-types"))
     diffs = set(words(file, "diff-functions"))
-    for function in session.functions(idx):
-        for node in idx.nodes(function.node):
-            if isinstance(node, ast.AnnAssign) and self_attribute(node.target, function):
-                if any(name in types for name in annotation_names(node.annotation)):
-                    session.mirrors.add(node.target.attr)
-            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                if final_name(node.value.func) in types:
-                    session.mirrors.update(t.attr for t in node.targets if self_attribute(t, function))
-            elif self_attribute(node, function) and node.attr in configured:
-                session.mirrors.add(node.attr)
+    mirrors = session.mirrors
+    for cls in session.classes:  # one pass over the class's nodes, its methods' included
+        for node in idx.class_nodes.get(id(cls.node), ()):
+            kind = type(node)
+            if kind is ast.Attribute:
+                if node.attr in configured and type(node.value) is ast.Name:
+                    mirrors.add(node.attr)
+            elif kind is ast.AnnAssign:
+                if type(node.target) is ast.Attribute and types.intersection(annotation_names(node.annotation)):
+                    mirrors.add(node.target.attr)
+            elif kind is ast.Assign and type(node.value) is ast.Call and final_name(node.value.func) in types:
+                mirrors.update(t.attr for t in node.targets if type(t) is ast.Attribute)
     diffed: set[str] = set()
     for function in session.pushing(idx):
         for node in idx.nodes(function.node):
-            if isinstance(node, ast.Call) and final_name(node.func) in diffs and node.args:
+            if isinstance(node, ast.Call) and node.args and final_name(node.func) in diffs:
                 diffed |= _attributes_behind(idx, function, node.args[0])
     properties = {
         name
@@ -188,11 +208,11 @@ def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> N
     for name in diffed & properties:  # `diff(self.chat_ctx, ...)`: what the property reads
         function = idx.function_of[id(session.methods[name])]
         diffed |= {n.attr for n in idx.nodes(function.node) if self_attribute(n, function)}
-    session.mirrors |= diffed
-    session.mirrors -= properties
+    mirrors |= diffed
+    mirrors -= properties
     for name in properties:
         function = idx.function_of[id(session.methods[name])]
-        if any(self_attribute(n, function) and n.attr in session.mirrors for n in idx.nodes(function.node)):
+        if any(self_attribute(n, function) and n.attr in mirrors for n in idx.nodes(function.node)):
             session.mirror_properties.add(name)
 
 
@@ -219,30 +239,35 @@ def self_attribute(node: ast.AST, function: Function) -> bool:
 # -- what the session does with its mirror ----------------------------------------------
 def mirror_inserts(session: ProviderSession, idx: Index, function: Function) -> list[ast.Call]:
     """`self.<mirror>.insert(...)` and `self.<mirror>.items.append/insert/extend(...)`."""
-    found = []
-    for node in idx.nodes(function.node):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        receiver, method = node.func.value, node.func.attr
-        if (
-            method in ("append", "insert", "extend")
-            and isinstance(receiver, ast.Attribute)
-            and receiver.attr == "items"
-        ):
-            receiver, method = receiver.value, "insert"
-        if method == "insert" and self_attribute(receiver, function) and receiver.attr in session.mirrors:
-            found.append(node)
-    return found
+    return session.writes(idx, function)[1]
 
 
 def mirror_assignments(session: ProviderSession, idx: Index, function: Function) -> list[ast.Assign]:
     """`self.<mirror> = ...` in the function's own body."""
-    return [
-        node
-        for node in idx.nodes(function.node)
-        if isinstance(node, ast.Assign)
-        and any(self_attribute(t, function) and t.attr in session.mirrors for t in node.targets)
-    ]
+    return session.writes(idx, function)[0]
+
+
+def _mirror_writes(session: ProviderSession, idx: Index, function: Function) -> tuple[list, list]:
+    assignments, inserts = [], []
+    mirrors = session.mirrors
+    for node in idx.nodes(function.node):
+        kind = type(node)
+        if kind is ast.Assign:
+            if any(
+                type(t) is ast.Attribute and t.attr in mirrors and self_attribute(t, function) for t in node.targets
+            ):
+                assignments.append(node)
+        elif kind is ast.Call and type(node.func) is ast.Attribute:
+            receiver, method = node.func.value, node.func.attr
+            if (
+                method in ("append", "insert", "extend")
+                and type(receiver) is ast.Attribute
+                and receiver.attr == "items"
+            ):
+                receiver, method = receiver.value, "insert"
+            if method == "insert" and self_attribute(receiver, function) and receiver.attr in mirrors:
+                inserts.append(node)
+    return assignments, inserts
 
 
 def removal_deletes(file: FileContext, session: ProviderSession) -> list[tuple[Function, ast.AST]]:
