@@ -2,6 +2,7 @@
 
 test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
 removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")  # [statement code, ...]
+drop_keyword(editor, located, call, "exclude_function_call")  # f(a=1, b=2) -> f(a=1)
 """
 
 from __future__ import annotations
@@ -142,3 +143,70 @@ def or_into(editor: Editor, expression: str, flag: str, negated: bool) -> cst.CS
             return updated.with_changes(attr=original.attr)
 
     return OrInto()
+
+
+def drop_keyword(editor: Editor, located, call: ast.Call, name: str) -> None:
+    """Take the keyword argument `name=...` out of `call` (an `ast` node of the located
+    statement) with the comma that joins it to its neighbours: its own lines where it has
+    them, else the text up to the next argument (or from the one before it); a call left
+    without arguments is written `f()`. On the text editor, a comment or a backslash in
+    what goes leaves the edit to LibCST."""
+    if editor.textual:
+        editor.replace_spans(located, [_keyword_span(editor, call, name)])
+        return
+    import libcst as cst
+
+    from rtlint.core.fixplan import CannotFix
+
+    class DropKeyword(cst.CSTTransformer):
+        done = 0
+
+        def leave_Call(self, original, updated):
+            args = list(updated.args)
+            at = next((i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == name), None)
+            if at is None:
+                return updated
+            self.done += 1
+            removed = args.pop(at)
+            if not args:
+                return updated.with_changes(args=[], whitespace_before_args=cst.SimpleWhitespace(""))
+            if at == len(args):  # the last argument: the one before it takes its comma and line end
+                args[-1] = args[-1].with_changes(comma=removed.comma, whitespace_after_arg=removed.whitespace_after_arg)
+            return updated.with_changes(args=args)
+
+    def change(statement):
+        transformer = DropKeyword()
+        result = statement.visit(transformer)
+        if transformer.done != 1:
+            raise CannotFix(f"`{name}=` is no longer in one call of the statement")
+        return result
+
+    editor.replace(located, change)
+
+
+def _keyword_span(editor: Editor, call: ast.Call, name: str) -> tuple[int, int, int, int, str]:
+    """drop_keyword's text to delete, as (row, column, end row, end column, "")."""
+    from rtlint.fix.textedit import NeedsTree
+
+    arguments = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
+    keyword = next(k for k in call.keywords if k.arg == name)
+    at = arguments.index(keyword)
+    (row, column), (end_row, end_column) = editor.position(keyword, "start"), editor.position(keyword, "end")
+    before, after = editor.lines[row][:column], editor.lines[end_row][end_column:]
+    if len(arguments) == 1:
+        opening = call_opening(editor, call)
+        if opening is None:
+            raise NeedsTree("a call whose bracket is on another line")
+        close_row, close_column = editor.position(call, "end")
+        span = (opening[0], opening[1] + 1, close_row, close_column - 1)
+    elif not before.strip() and after.strip() in (",", ""):
+        span = (row, 0, end_row + 1, 0)  # the keyword's lines, its comma and line end
+    elif at + 1 < len(arguments):
+        span = (row, column, *editor.position(arguments[at + 1], "start"))
+    else:
+        span = (*editor.position(arguments[at - 1], "end"), end_row, end_column)
+    first, start, last, stop = span
+    removed = "".join(editor.lines[first : last + 1])[start : len("".join(editor.lines[first:last])) + stop]
+    if "#" in removed or "\\" in removed:
+        raise NeedsTree("a comment or a backslash in the arguments")
+    return (*span, "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from rtlint.core.context import FileContext
 from rtlint.core.findings import Finding
@@ -15,6 +14,7 @@ from ._analysis.index import Function, FunctionNode, Index, index, subtree
 from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
     ProviderSession,
+    Span,
     callee,
     mirror_assignments,
     mirror_inserts,
@@ -145,7 +145,7 @@ class Session(llm.RealtimeSession):
                 continue  # all of it is inherited from a base of the file, reported there
             yield self.report(
                 file,
-                _Header.of(file, session.info.node),
+                _header(file, session.info.node),
                 _message(session, mirrored[0], deletes[0], events),
                 symbol=session.info.qualname,
             )
@@ -221,21 +221,12 @@ def _may_echo(session: ProviderSession, idx: Index, mirrored: list[tuple[Functio
     return False
 
 
-@dataclass
-class _Header:
+def _header(file: FileContext, node: ast.ClassDef) -> Span:
     """Where a class is reported: its `class Name` words, not its whole body."""
-
-    lineno: int
-    col_offset: int
-    end_lineno: int
-    end_col_offset: int
-
-    @classmethod
-    def of(cls, file: FileContext, node: ast.ClassDef) -> _Header:
-        line = file.lines[node.lineno - 1].encode("utf-8")
-        start = line.find(node.name.encode("utf-8"), node.col_offset)
-        end = start + len(node.name.encode("utf-8")) if start >= 0 else node.col_offset + len(b"class")
-        return cls(node.lineno, node.col_offset, node.lineno, end)
+    line = file.lines[node.lineno - 1].encode("utf-8")
+    start = line.find(node.name.encode("utf-8"), node.col_offset)
+    end = start + len(node.name.encode("utf-8")) if start >= 0 else node.col_offset + len(b"class")
+    return Span(node.lineno, node.col_offset, node.lineno, end)
 
 
 def _message(

@@ -17,10 +17,11 @@ from ._analysis.cfg import graph
 from ._analysis.index import Function, Index, final_name, index
 from ._analysis.locks import lock_model
 from ._analysis.values import FlowRules, ValueFlow
-from ._edits import call_opening
+from ._edits import drop_keyword
 from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
     ProviderSession,
+    Span,
     mirror_assignments,
     mirror_inserts,
     mutated_attributes,
@@ -357,100 +358,10 @@ def _lock_text(function: Function, locks: set[str]) -> str:
 def _comment_inside(file: FileContext, call: ast.Call) -> bool:
     """Whether a comment sits inside the copy's brackets, which the two editors would not
     keep alike when the flag goes (a comment is the author's: the flag is dropped by hand)."""
-    return "#" in _between(file, _end(call.func), _end(call))
-
-
-def _end(node: ast.AST) -> tuple[int, int]:
-    return node.end_lineno, node.end_col_offset
-
-
-def _between(file: FileContext, start: tuple[int, int], end: tuple[int, int]) -> str:
-    """The source from one `ast` position (1-based line, byte column) to another."""
-    lines = [line.encode("utf-8") for line in file.lines[start[0] - 1 : end[0]]]
-    if len(lines) == 1:
-        return lines[0][start[1] : end[1]].decode("utf-8", "replace")
-    return b"".join([lines[0][start[1] :], *lines[1:-1], lines[-1][: end[1]]]).decode("utf-8", "replace")
+    func = call.func
+    return "#" in file.segment(Span(func.end_lineno, func.end_col_offset, call.end_lineno, call.end_col_offset))
 
 
 def _drop_flag(file: FileContext, copy: ast.Call, flag: str):  # noqa: ANN202
     path = file.path_of(index(file).statement_of(copy))
-
-    def step(editor) -> None:  # noqa: ANN001
-        located = editor.locate(path)
-        if editor.textual:
-            editor.replace_spans(located, [_span_without(editor, copy, flag)])
-            return
-        editor.replace(located, lambda statement: _without_keyword(statement, flag))
-
-    return step
-
-
-def _span_without(editor, call: ast.Call, flag: str) -> tuple[int, int, int, int, str]:  # noqa: ANN001
-    """The text to delete: the keyword's own lines, or the keyword and the comma that
-    joins it to its neighbour on one line."""
-    from rtlint.fix.textedit import NeedsTree
-
-    arguments = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
-    keyword = next(k for k in call.keywords if k.arg == flag)
-    at = arguments.index(keyword)
-    (row, column), (end_row, end_column) = editor.position(keyword, "start"), editor.position(keyword, "end")
-    before, after = editor.lines[row][:column], editor.lines[end_row][end_column:]
-    if len(arguments) == 1:
-        opening = call_opening(editor, call)
-        close_row, close_column = editor.position(call, "end")
-        if opening is None:
-            raise NeedsTree("a call whose bracket is on another line")
-        span = (opening[0], opening[1] + 1, close_row, close_column - 1, "")
-    elif not before.strip() and after.strip() in (",", ""):
-        span = (row, 0, end_row + 1, 0, "")  # the keyword's lines, its comma and line end
-    elif at + 1 < len(arguments):
-        following = editor.position(arguments[at + 1], "start")
-        span = (row, column, *following, "")
-    else:
-        previous = editor.position(arguments[at - 1], "end")
-        span = (*previous, end_row, end_column, "")
-    removed = _text_between(editor, span)
-    if "#" in removed or "\\" in removed:
-        raise NeedsTree("a comment or a backslash in the arguments")
-    return span
-
-
-def _text_between(editor, span: tuple[int, int, int, int, str]) -> str:  # noqa: ANN001
-    row, column, end_row, end_column, _ = span
-    if row == end_row:
-        return editor.lines[row][column:end_column]
-    return editor.lines[row][column:] + "".join(editor.lines[row + 1 : end_row]) + editor.lines[end_row][:end_column]
-
-
-def _without_keyword(statement, flag: str):  # noqa: ANN001, ANN202
-    """The statement with `flag=True` dropped from the one call that has it (LibCST)."""
-    import libcst as cst
-
-    class Drop(cst.CSTTransformer):
-        done = 0
-
-        def leave_Call(self, original, updated):  # noqa: ANN001, ANN202
-            args = list(updated.args)
-            at = next(
-                (
-                    i
-                    for i, a in enumerate(args)
-                    if a.keyword is not None and a.keyword.value == flag and isinstance(a.value, cst.Name)
-                ),
-                None,
-            )
-            if at is None:
-                return updated
-            self.done += 1
-            removed = args.pop(at)
-            if not args:
-                return updated.with_changes(args=[], whitespace_before_args=cst.SimpleWhitespace(""))
-            if at == len(args):  # the last argument: the one before it takes its comma and line end
-                args[-1] = args[-1].with_changes(comma=removed.comma, whitespace_after_arg=removed.whitespace_after_arg)
-            return updated.with_changes(args=args)
-
-    transformer = Drop()
-    result = statement.visit(transformer)
-    if transformer.done != 1:
-        raise fx.cannot_fix(f"{flag}=True is no longer in one call of the statement")
-    return result
+    return lambda editor: drop_keyword(editor, editor.locate(path), copy, flag)

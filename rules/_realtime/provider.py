@@ -58,6 +58,17 @@ _EMITTER = {"emit", "on", "once", "off"}  # the event emitter's own methods
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
 
 
+@dataclass(frozen=True)
+class Span:
+    """A stretch of source in `ast`'s terms (1-based lines, byte columns), for a finding
+    that is not one node (a class's `class Name`) or a text between two nodes."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int
+    end_col_offset: int
+
+
 @dataclass(eq=False)
 class ProviderSession:
     info: ClassInfo
