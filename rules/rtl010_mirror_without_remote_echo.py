@@ -11,8 +11,9 @@ from rtlint.core.rule import Invalid, Rule
 from rtlint.core.settings import Option
 
 from ._analysis.index import Function, FunctionNode, Index, index, subtree
-from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
+    DELETE_WORDS,
+    MIRROR_INSERT,
     ProviderSession,
     Span,
     callee,
@@ -21,8 +22,9 @@ from ._realtime.provider import (
     provider_sessions,
     removal_deletes,
     required_tokens,
-    unknown_code,
+    runs_unseen_code,
 )
+from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 
 OPTIONS = (
     *PROVIDER_OPTIONS,
@@ -128,7 +130,12 @@ class Session(llm.RealtimeSession):
     ]
 
     def required_tokens(self) -> list[tuple[object, ...]]:
-        return [*required_tokens(self.settings), tuple(self.settings.get("diff-removals", ("to_remove",)))]
+        return [
+            *required_tokens(self.settings),
+            tuple(self.settings.get("diff-removals", ("to_remove",))),
+            DELETE_WORDS,
+            (MIRROR_INSERT,),
+        ]
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         idx = index(file)
@@ -213,7 +220,7 @@ def _may_echo(session: ProviderSession, idx: Index, mirrored: list[tuple[Functio
         seen.add(id(function.node))
         for node in idx.nodes(function.node):
             if isinstance(node, ast.Call):
-                if unknown_code(idx, session, function, node):
+                if runs_unseen_code(idx, session, function, node):
                     return True
                 target = callee(idx, session, function, node)
                 if target is not None:

@@ -18,8 +18,8 @@ from ._analysis.index import Function, Index, final_name, index
 from ._analysis.locks import lock_model
 from ._analysis.values import FlowRules, ValueFlow
 from ._edits import drop_keyword
-from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.provider import (
+    MIRROR_INSERT,
     ProviderSession,
     Span,
     mirror_assignments,
@@ -30,6 +30,7 @@ from ._realtime.provider import (
     self_attribute,
     words,
 )
+from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
 from ._realtime.vocabulary import CONTEXT_FLOW
 
 OPTIONS = (
@@ -181,7 +182,10 @@ class Session(llm.RealtimeSession):
     ]
 
     def required_tokens(self) -> list[tuple[object, ...]]:
-        return required_tokens(self.settings)
+        # the mirror takes what the server confirms through an insert (the in-flight defect),
+        # or the replay's copy names a flag
+        flags = tuple(self.settings.get("replay-exclusions", ("exclude_function_call",)))
+        return [*required_tokens(self.settings), (MIRROR_INSERT, *flags)]
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         idx = index(file)

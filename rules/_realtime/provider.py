@@ -53,6 +53,12 @@ OPTIONS = (
     Option("diff-removals", ["to_remove"], "attributes of a diff that list the items the push deletes"),
 )
 
+DELETE_WORDS = ("delete", "Delete", "DELETE")  # what a delete sent for a removal says (RTL010's token too)
+# `<x>.<mirror>.insert(` or `<x>.<mirror>.items.append|insert|extend(`: a mirror insert, for the pre-filter
+MIRROR_INSERT = (
+    ("insert", "append", "extend"),
+    re.compile(rb"\.\w+\s*\.\s*(?:items\s*\.\s*(?:append|insert|extend)|insert)\s*\("),
+)
 _LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
 _EMITTER = {"emit", "on", "once", "off"}  # the event emitter's own methods
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
@@ -311,7 +317,7 @@ def _deletes(idx: Index, session: ProviderSession, function: Function, body: lis
         text = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
-        if text and "delete" in text.lower():
+        if text and any(word in text for word in DELETE_WORDS):
             return True
         if depth and isinstance(node, ast.Call):
             target = callee(idx, session, function, node)
@@ -350,26 +356,21 @@ def callee(idx: Index, session: ProviderSession, function: Function, call: ast.C
     return None
 
 
-def unknown_code(idx: Index, session: ProviderSession, function: Function, call: ast.Call) -> str | None:
-    """Why a call of the function may run code this file does not show with the session in
-    hand: `super().<m>(...)`, a method the class inherits from outside the file, or a
+def runs_unseen_code(idx: Index, session: ProviderSession, function: Function, call: ast.Call) -> bool:
+    """Whether a call of the function may run code this file does not show, with the session
+    in hand: `super().<m>(...)`, a method the class inherits from outside the file, or a
     function of another module given `self` (or `self.emit`)."""
     func = call.func
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and final_name(func.value.func) == "super":
-        return f"super().{func.attr}()"
+        return True
     if self_attribute(func, function):
-        if func.attr not in session.methods and func.attr not in _EMITTER:
-            return f"{function.self_name}.{func.attr}()"
-        return None
+        return func.attr not in session.methods and func.attr not in _EMITTER
     if callee(idx, session, function, call) is not None:
-        return None
-    given = [*call.args, *(k.value for k in call.keywords)]
-    if any(
+        return False
+    return any(
         isinstance(a, ast.Name) and a.id == function.self_name or self_attribute(a, function) and a.attr in _EMITTER
-        for a in given
-    ):
-        return f"{ast.unparse(func)}(...)"
-    return None
+        for a in [*call.args, *(k.value for k in call.keywords)]
+    )
 
 
 def mutated_attributes(session: ProviderSession, idx: Index, functions: Iterable[Function]) -> set[str]:

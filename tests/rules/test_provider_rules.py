@@ -13,6 +13,7 @@ from rtlint.api import check_source, fix_source
 from rtlint.core.settings import Settings
 from rtlint.engine import fixer
 from rtlint.engine.config import Config
+from rtlint.engine.linter import RuleSet
 from rtlint.engine.registry import rule_by_code
 from tests.support.cli import run_main
 
@@ -122,17 +123,43 @@ def test_the_echo_event_is_an_option() -> None:
     assert codes(text, config) == []
 
 
+def _defined_push(tokens: list[tuple]) -> tuple:
+    """The (hints, pattern) token that asks for the push's definition."""
+    return next(t for group in tokens for t in group if isinstance(t, tuple) and b"def" in t[1].pattern)
+
+
 def test_the_pre_filter_needs_every_word_and_follows_the_options(tmp_path: Path) -> None:
     settings = Settings({"push-methods": ("push_context",), "mirror-attributes": ("_conv",)})
     for code in ("RTL010", "RTL011"):
         tokens = rule_by_code(code)(settings).required_tokens()
         assert any("_conv" in group for group in tokens)
-        ((hints, defined),) = next(g for g in tokens if isinstance(g[0], tuple))
+        hints, defined = _defined_push(tokens)
         assert hints == ("push_context",)
         assert defined.search(b"    async def push_context(self, ctx):") and not defined.search(b"s.push_context(ctx)")
     (tmp_path / "session.py").write_text(session("chat_ctx = self.chat_ctx.copy(exclude_function_call=True)"))
     run = run_main("--no-cache", "--select", "RTL010,RTL011", "--format", "json", str(tmp_path))
     assert run.exit_code == 1 and run.stdout.count('"RTL011"') == 1 and run.stdout.count('"RTL010"') == 1
+
+
+def test_the_pre_filter_asks_for_a_mirror_insert_a_delete_or_the_flag() -> None:
+    """RTL010 needs a mirror insert and a word for the delete; RTL011 a mirror insert or the
+    replay's flag: a session with neither (Gemini's, Ultravox's) is not parsed."""
+    insert = '        self._remote_chat_ctx.insert(event["previous_item_id"], event["item"])\n'
+    quiet = session().replace(insert, "        pass\n")
+    flagged = session("chat_ctx = self.chat_ctx.copy(exclude_function_call=True)").replace(insert, "        pass\n")
+    no_delete = session().replace("conversation.item.delete", "conversation.item.drop")
+    settings = Settings({})
+    for code, text, parsed in [
+        ("RTL010", session(), True),
+        ("RTL010", quiet, False),
+        ("RTL010", no_delete, False),
+        ("RTL011", session(), True),
+        ("RTL011", quiet, False),
+        ("RTL011", flagged, True),
+    ]:
+        ruleset = RuleSet([rule_by_code(code)], settings)
+        assert bool(ruleset.applicable(text.encode())) is parsed, (code, parsed)
+    assert codes(flagged) == [(30, "RTL011")]  # what the flag alone lets through is analysed
 
 
 # -- the fix: dropping the flag ---------------------------------------------------------------------
