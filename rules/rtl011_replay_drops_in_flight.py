@@ -60,8 +60,9 @@ class ReplayDropsInFlight(Rule):
     ## What it does
     Finds, in a provider plugin's realtime session (a class deriving from
     `RealtimeSession` that implements `update_chat_ctx`), a reconnect or restart that resets
-    or rebuilds the mirror (`self._remote_chat_ctx = RemoteChatContext()`) and replays a
-    context on the new connection, through the push or the builder of its item events
+    or rebuilds the mirror (`self._remote_chat_ctx = RemoteChatContext()`: an attribute the
+    options name, or one of a mirror type) and replays a context on the new connection,
+    through the push or the builder of its item events
     (`self._create_update_chat_ctx_events(chat_ctx)`), where
 
     - the replayed context is built from the mirror (only the acknowledged items), the
@@ -185,7 +186,7 @@ class Session(llm.RealtimeSession):
         # the mirror takes what the server confirms through an insert (the in-flight defect),
         # or the replay's copy names a flag
         flags = tuple(self.settings.get("replay-exclusions", ("exclude_function_call",)))
-        return [*required_tokens(self.settings), (MIRROR_INSERT, *flags)]
+        return [*required_tokens(self.settings, declared=True), (MIRROR_INSERT, *flags)]
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         idx = index(file)
@@ -265,7 +266,11 @@ class _Replay:
 
 def _replays(file: FileContext, idx: Index, context: _Session, function: Function, flags: tuple[str, ...]):
     session = context.session
-    resets = mirror_assignments(session, idx, function)
+    resets = [  # a reconnect rebuilds a mirror the class names (a RemoteChatContext)
+        r
+        for r in mirror_assignments(session, idx, function)
+        if any(isinstance(t, ast.Attribute) and t.attr in session.declared for t in r.targets)
+    ]
     if not resets:
         return
     copies: dict[int, tuple[ast.Call, str]] = {}

@@ -84,6 +84,7 @@ class ProviderSession:
     push: list[str]  # the push methods the class implements
     helpers: set[str]  # methods the push calls, transitively
     mirrors: set[str] = field(default_factory=set)
+    declared: set[str] = field(default_factory=set)  # the mirrors named by the options or a type
     mirror_properties: set[str] = field(default_factory=set)
     _functions: list[Function] | None = field(default=None, repr=False)
     _writes: dict[int, tuple[list[ast.Assign], list[ast.Call]]] | None = field(default=None, repr=False)
@@ -131,8 +132,9 @@ def words(file: FileContext, option: str) -> tuple[str, ...]:
     return tuple(file.settings.get(option, default))
 
 
-def required_tokens(settings) -> list[tuple[Any, ...]]:  # noqa: ANN001
-    """A provider session names a session type, has a mirror, and defines the push: a push
+def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:  # noqa: ANN001
+    """A provider session names a session type, has a mirror (`declared`: one named by the
+    options or a type, not only what the push diffs against), and defines the push: a push
     method's name right after `def` (the files that only call it are the framework's and
     the applications', which the other rules read)."""
 
@@ -144,7 +146,7 @@ def required_tokens(settings) -> list[tuple[Any, ...]]:  # noqa: ANN001
     defined = re.compile(rb"\bdef[ \t]+(?:" + names + rb")\b")
     return [
         get("session-types"),
-        (*get("mirror-attributes"), *get("mirror-types"), *get("diff-functions")),
+        (*get("mirror-attributes"), *get("mirror-types"), *(() if declared else get("diff-functions"))),
         ((methods, defined),),
     ]
 
@@ -200,7 +202,7 @@ def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> N
     push and its helpers diff the pushed context against."""
     configured, types = set(words(file, "mirror-attributes")), set(words(file, "mirror-types"))
     diffs = set(words(file, "diff-functions"))
-    mirrors = session.mirrors
+    mirrors = session.declared
     for cls in session.classes:  # one pass over the class's nodes, its methods' included
         for node in idx.class_nodes.get(id(cls.node), ()):
             kind = type(node)
@@ -225,8 +227,9 @@ def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> N
     for name in diffed & properties:  # `diff(self.chat_ctx, ...)`: what the property reads
         function = idx.function_of[id(session.methods[name])]
         diffed |= {n.attr for n in idx.nodes(function.node) if self_attribute(n, function)}
-    mirrors |= diffed
     mirrors -= properties
+    session.mirrors = mirrors | (diffed - properties)
+    mirrors = session.mirrors
     for name in properties:
         function = idx.function_of[id(session.methods[name])]
         if any(self_attribute(n, function) and n.attr in mirrors for n in idx.nodes(function.node)):
