@@ -227,7 +227,16 @@ def test_fixtures_directory_reports_every_marker() -> None:
     """The whole fixtures tree through the CLI: every `# error:` marker is reported."""
     run = run_cli("--no-cache", "--format", "json", str(FIXTURES))
     assert run.exit_code == 1
-    found = {(Path(d["path"]).name, d["line"], d["code"]) for d in json.loads(run.stdout)}
+    reported = json.loads(run.stdout)
+    # an expected output of --fix keeps only what no fix removes (RTL011's in-flight replay once
+    # its flag is dropped), so nothing of it is fixable
+    fixed = [d for d in reported if d["path"].endswith(".fixed.py")]
+    assert [d for d in fixed if d["fix"] is not None] == []
+    assert {(Path(d["path"]).name, d["code"]) for d in fixed} <= {
+        ("reconnect_openai_shape.unsafe.fixed.py", "RTL011"),
+        ("flag_through_branches.unsafe.fixed.py", "RTL011"),
+    }
+    found = {(Path(d["path"]).name, d["line"], d["code"]) for d in reported if d not in fixed}
     expected = set()
     for sample in FIXTURES.glob("RTL*/*.py"):
         if sample.name.endswith(".fixed.py"):
