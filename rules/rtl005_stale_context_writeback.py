@@ -10,7 +10,9 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
-from ._agents import (
+from ._analysis.cfg import Point
+from ._analysis.index import Function, awaited_calls
+from ._frameworks.livekit import (
     ADDITIVE_EDITS,
     ADDITIVE_ITEM_EDITS,
     OPTIONS,
@@ -21,8 +23,6 @@ from ._agents import (
     analyse,
     push_tokens,
 )
-from ._analysis.cfg import Point
-from ._analysis.index import Function, awaited_calls
 
 
 @dataclass

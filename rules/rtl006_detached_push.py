@@ -9,10 +9,10 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
-from ._agents import OPTIONS, AppModule, analyse, push_tokens
 from ._analysis.cfg import is_await
 from ._analysis.index import Function
 from ._analysis.values import ValueFlow
+from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
 
 
 class DetachedPush(Rule):

@@ -11,9 +11,9 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
-from ._agents import OPTIONS, AppModule, analyse
 from ._analysis.cfg import is_await
 from ._analysis.index import Function
+from ._frameworks.livekit import OPTIONS, AppModule, analyse
 
 EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
 ITEM_EDITS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}

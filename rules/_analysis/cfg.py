@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rtlint.core.astnodes import children
+from rtlint.core.astnodes import children, walk
 
 from .index import FunctionNode, walk_function
 from .paths import exclusive
@@ -501,3 +501,49 @@ def _step_of(parent: ast.AST, child: ast.AST) -> tuple | None:
 
 def graph(file: FileContext, function: ast.AST) -> Graph:
     return file.memo(("rules._analysis.cfg", id(function)), lambda: Graph(function))
+
+
+def awaits_between(g: Graph, start: Point | None, end: Point, call: ast.AST) -> list[Point]:
+    """The await points on paths from `start` (None: the function's entry) to `end` that do
+    not run `start` again; `end`'s own await counts only from an earlier pass of a loop.
+    A query on the shared graph's units and edges (`Graph.may_run_between` has no "without
+    re-running the start")."""
+    avoid = start.unit if start is not None else None
+    found: list[Point] = []
+    if start is not None and start.unit == end.unit and start.order < end.order:
+        found = [p for p in g.points[end.unit] if start.order < p.order < end.order]
+    else:
+        first = g.successors[avoid] if avoid is not None else {g.entry}
+        reach = _closure(first, g.successors, avoid)
+        if end.unit in reach:
+            back = _closure({end.unit}, _predecessors(g), avoid) | {end.unit}
+            middle = reach & back
+            if start is not None:
+                found += [p for p in g.points[start.unit] if p.order > start.order]
+            found += [p for p in g.points[end.unit] if p.order < end.order]
+            again = end.unit in _closure(g.successors[end.unit], g.successors, avoid)
+            for unit in sorted(middle):
+                if unit != end.unit or again:
+                    found += g.points[unit]
+    inside = {id(n) for n in walk(call)}
+    unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
+    return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
+
+
+def _closure(first: Iterable[int], edges: list[set[int]], avoid: int | None) -> set[int]:
+    seen: set[int] = set()
+    stack = [u for u in first if u != avoid]
+    while stack:
+        unit = stack.pop()
+        if unit not in seen:
+            seen.add(unit)
+            stack.extend(u for u in edges[unit] if u != avoid)
+    return seen
+
+
+def _predecessors(g: Graph) -> list[set[int]]:
+    found: list[set[int]] = [set() for _ in g.successors]
+    for a, targets in enumerate(g.successors):
+        for b in targets:
+            found[b].add(a)
+    return found

@@ -335,4 +335,130 @@ def single_binding(nodes: Iterable[ast.AST], name: str) -> ast.AST | None:
     return values[0] if len(values) >= 1 and len(texts) == 1 and None not in texts else None
 
 
-__all__ = ["FlowRules", "Definition", "ValueFlow", "bound_names", "local_names", "single_binding"]
+
+
+# -- live aliases and copies -------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Copy:
+    """A new list made from a live list (or from another copy): `node` makes it, `reads` are
+    the nodes where the live list's content was read (the copy of a copy keeps its source's),
+    `exact` whether it holds the same items in the same order as its source."""
+
+    node: ast.AST
+    reads: tuple[ast.AST, ...]
+    exact: bool
+
+
+LIVE, COPY = "live", "copy"
+
+
+class AliasFlow(ValueFlow):
+    """Which live lists a value is an alias of, and which copies of one it holds.
+
+    Framework-free: the caller says which expressions answer with a live list and which form
+    a copy. `lists(node)` gives, for an expression that reads a context's list, the context
+    expression it reads (a value that carries live keys shares them: a context built on a live
+    alias), and `shared(context)` whether that context is one others write (its list is live);
+    `copies(node)` gives `(operand, exact)` for a call that copies its operand (`list(x)`,
+    `x.copy()`), `shares(call)` the argument whose list a call's result shares (a context
+    built on it). Slices, `[*x]`, `x + [...]` and comprehensions over a live list or a copy
+    are copies; so is the result of any other call with such an argument (a summary of it).
+    Origin keys are `(LIVE, id(node))` and `(COPY, id(node))`; `copy_of[id]` describes a copy.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        function: ast.AST,
+        lists: Callable[[ast.AST], ast.AST | None],
+        shared: Callable[[ast.AST], bool],
+        copies: Callable[[ast.Call], tuple[ast.AST, bool] | None],
+        shares: Callable[[ast.Call], ast.AST | None] = lambda call: None,
+        outer: AliasFlow | None = None,
+    ) -> None:
+        self._lists, self._shared, self._copies, self._shares = lists, shared, copies, shares
+        self.copy_of: dict[int, Copy] = {}
+        self.live_nodes: dict[int, ast.AST] = {}
+        super().__init__(graph, function, lambda node: frozenset(), outer=outer)
+
+    def live(self, node: ast.AST | None) -> bool:
+        """The value is (on some path) a live list, and on none a copy."""
+        keys = self.origins(node)
+        return any(k[0] == LIVE for k in keys) and not any(k[0] == COPY for k in keys)
+
+    def copies_in(self, node: ast.AST | None) -> list[Copy]:
+        return [self.copy_of[k[1]] for k in sorted(self.origins(node), key=str) if k[0] == COPY]
+
+    def origins(self, node: ast.AST | None) -> frozenset:
+        if node is None:
+            return frozenset()
+        context = self._lists(node)
+        if context is not None:
+            carried = self.origins(context) if context is not node else frozenset()
+            if any(k[0] == LIVE for k in carried):
+                return frozenset(k for k in carried if k[0] == LIVE)
+            if self._shared(context):
+                self.live_nodes[id(node)] = node
+                return frozenset({(LIVE, id(node))})
+            return frozenset()
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.Subscript):
+            inner = self.origins(node.value)
+            exact = isinstance(node.slice, ast.Slice) and not (node.slice.lower or node.slice.upper or node.slice.step)
+            return self._copy(node, inner, exact) if inner else inner
+        if isinstance(node, (ast.List, ast.Tuple)):
+            inner = _union(self.origins(e) for e in node.elts)
+            exact = len(node.elts) == 1 and isinstance(node.elts[0], ast.Starred)
+            return self._copy(node, inner, exact) if inner else inner
+        if isinstance(node, ast.BinOp) or isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            inner = super().origins(node)
+            return self._copy(node, inner, False) if inner else inner
+        return super().origins(node)
+
+    def _call(self, call: ast.Call) -> frozenset:
+        shared = self._shares(call)
+        if shared is not None:
+            return frozenset(k for k in self.origins(shared) if k[0] == LIVE)
+        copied = self._copies(call)
+        if copied is not None:
+            operand, exact = copied
+            inner = self.origins(operand)
+            return self._copy(call, inner, exact) if inner else inner
+        if isinstance(call.func, ast.Attribute) and self.origins(call.func.value):
+            return frozenset()  # a method of the list itself (`index`, `count`, `pop`): not a list
+        inner = _union(self.origins(a) for a in [*call.args, *(k.value for k in call.keywords)])
+        return self._copy(call, inner, False) if inner else inner  # computed from it: a summary
+
+    def _copy(self, node: ast.AST, inner: frozenset, exact: bool) -> frozenset:
+        reads: list[ast.AST] = []
+        for kind, key in sorted(inner, key=str):
+            if kind == LIVE:
+                reads.append(node)
+            else:
+                source = self.copy_of[key]
+                reads.extend(source.reads)
+                exact = exact and source.exact
+        known = self.copy_of.get(id(node))
+        if known is None:
+            self.copy_of[id(node)] = Copy(node, tuple(dict.fromkeys(reads)), exact)
+        else:  # a loop feeds more origins in: widen
+            known.reads = tuple(dict.fromkeys((*known.reads, *reads)))
+            known.exact = known.exact and exact
+        return frozenset({(COPY, id(node))})
+
+
+__all__ = [
+    "COPY",
+    "LIVE",
+    "AliasFlow",
+    "Copy",
+    "Definition",
+    "FlowRules",
+    "ValueFlow",
+    "bound_names",
+    "local_names",
+    "single_binding",
+]

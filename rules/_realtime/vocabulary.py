@@ -17,6 +17,9 @@ from rtlint.core.settings import Option, Settings
 from .._analysis.index import annotation_names, final_name
 from .._analysis.values import FlowRules
 
+# LiveKit's push methods: one option for the realtime rules and the application rules
+PUSH_METHODS = Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)")
+
 OPTIONS = (
     Option(
         "session-names",
@@ -29,7 +32,7 @@ OPTIONS = (
         "type names that mark a realtime session in annotations (a name ending in one counts too)",
     ),
     Option("mirror-properties", ["chat_ctx"], "session properties that answer from the mirror"),
-    Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)"),
+    PUSH_METHODS,
     Option("push-lock", "_rt_chat_ctx_lock", "the push lock attribute rtlint looks for and creates"),
 )
 

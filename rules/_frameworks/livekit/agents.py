@@ -13,22 +13,23 @@ by the hook table): a copy taken before the function started. A *write-back* is 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rtlint.core.astnodes import walk
 from rtlint.core.settings import Option
 
-from ._analysis.cfg import Graph, Point, graph, is_await
-from ._analysis.index import Function, Index, annotation_names, dotted, index, parameters
-from ._analysis.values import FlowRules, ValueFlow
+from ..._analysis.cfg import Graph, Point, awaits_between, graph
+from ..._analysis.index import Function, Index, annotation_names, dotted, index, parameters
+from ..._analysis.values import FlowRules, ValueFlow
+from ..._realtime.vocabulary import PUSH_METHODS
+from ..._realtime.vocabulary import required_tokens as push_tokens
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
 
 OPTIONS = (
-    Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)"),
+    PUSH_METHODS,
     Option(
         "agent-types",
         ["Agent", "AgentTask"],
@@ -373,52 +374,6 @@ class AppModule:
         return awaits_between(g, start, g.locate(call), call)
 
 
-def awaits_between(g: Graph, start: Point | None, end: Point, call: ast.AST) -> list[Point]:
-    """The await points on paths from `start` (None: the function's entry) to `end` that do
-    not run `start` again; `end`'s own await counts only from an earlier pass of a loop.
-    A query on the shared graph's units and edges (`Graph.may_run_between` has no "without
-    re-running the start")."""
-    avoid = start.unit if start is not None else None
-    found: list[Point] = []
-    if start is not None and start.unit == end.unit and start.order < end.order:
-        found = [p for p in g.points[end.unit] if start.order < p.order < end.order]
-    else:
-        first = g.successors[avoid] if avoid is not None else {g.entry}
-        reach = _closure(first, g.successors, avoid)
-        if end.unit in reach:
-            back = _closure({end.unit}, _predecessors(g), avoid) | {end.unit}
-            middle = reach & back
-            if start is not None:
-                found += [p for p in g.points[start.unit] if p.order > start.order]
-            found += [p for p in g.points[end.unit] if p.order < end.order]
-            again = end.unit in _closure(g.successors[end.unit], g.successors, avoid)
-            for unit in sorted(middle):
-                if unit != end.unit or again:
-                    found += g.points[unit]
-    inside = {id(n) for n in walk(call)}
-    unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
-    return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
-
-
-def _closure(first: Iterable[int], edges: list[set[int]], avoid: int | None) -> set[int]:
-    seen: set[int] = set()
-    stack = [u for u in first if u != avoid]
-    while stack:
-        unit = stack.pop()
-        if unit not in seen:
-            seen.add(unit)
-            stack.extend(u for u in edges[unit] if u != avoid)
-    return seen
-
-
-def _predecessors(g: Graph) -> list[set[int]]:
-    found: list[set[int]] = [set() for _ in g.successors]
-    for a, targets in enumerate(g.successors):
-        for b in targets:
-            found[b].add(a)
-    return found
-
-
 def _carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
     if isinstance(call.func, ast.Attribute) and call.func.attr in DERIVING_METHODS:
         return origins(call.func.value)
@@ -428,20 +383,8 @@ def _carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
 _SNAPSHOT_RULES = FlowRules(carries=_carries)
 
 
-def push_tokens(settings) -> list[tuple]:  # noqa: ANN001
-    """A push method's name (a cheap substring test), then the name called as an attribute
-    (`.update_chat_ctx`, blanks and comments allowed after the dot): files that only define
-    the method are left out."""
-    import re
-
-    methods = tuple(settings.get("push-methods", ("update_chat_ctx",)))
-    names = b"|".join(re.escape(m.encode()) for m in methods)
-    called = re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b")
-    return [methods, (called,)]
-
-
 def analyse(file: FileContext) -> AppModule:
-    return file.memo("rules._agents", lambda: AppModule(file))
+    return file.memo("rules._frameworks.livekit", lambda: AppModule(file))
 
 
 def function_of(module: AppModule, node: ast.AST) -> Function | None:
@@ -453,4 +396,4 @@ def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["OPTIONS", "Vocabulary", "AppModule", "Snapshot", "analyse", "dotted", "snippet"]
+__all__ = ["OPTIONS", "Vocabulary", "AppModule", "Snapshot", "analyse", "dotted", "push_tokens", "snippet"]

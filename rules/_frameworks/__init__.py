@@ -1,0 +1,43 @@
+"""The framework seam of the application rules (RTL005-RTL008): one package per framework
+answers the rules' questions in that framework's words, and a rule asks `framework_of(file)`
+which one a file speaks before asking anything else. The two never mix in one finding.
+
+- `livekit`: LiveKit Agents (agents, tasks and sessions, their `chat_ctx`, snapshots by
+  `.copy()`, write-backs by `update_chat_ctx`); `rules/_realtime` is LiveKit's realtime side
+  (sessions, mirrors, the push lock) for RTL001-RTL004 and RTL010-RTL011.
+- `pipecat`: Pipecat (an `LLMContext`'s live message list, its copies, direct writes and
+  context frames, pushes and queues of frames, its spawners).
+
+Every framework module has `NAME`, `OPTIONS` (its `[tool.rtlint]` keys; Pipecat's are namespaced,
+`[tool.rtlint.pipecat]`), `owns(file)` and `tokens(settings)` (the raw-bytes pre-filter of
+what it can report).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import livekit, pipecat
+
+if TYPE_CHECKING:
+    from rtlint.core.context import FileContext
+    from rtlint.core.settings import Option, Settings
+
+
+class Framework(Protocol):
+    NAME: str
+    OPTIONS: tuple[Option, ...]
+
+    def owns(self, file: FileContext) -> bool: ...
+
+    def tokens(self, settings: Settings) -> list[tuple[Any, ...]]: ...
+
+
+def framework_of(file: FileContext) -> Framework:
+    """Pipecat for a file that imports from `pipecat` (or names its types in annotations) and
+    not from `livekit`; LiveKit otherwise (also for a file that imports neither: LiveKit's
+    words were rtlint's only ones, and its names are what decide a finding)."""
+    return file.memo("rules._frameworks.of", lambda: pipecat if pipecat.owns(file) else livekit)
+
+
+__all__ = ["Framework", "framework_of", "livekit", "pipecat"]
