@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from rtlint.core.astnodes import walk
 
-from ._edits import call_opening, may_have_brackets
+from ._edits import Untextual, call_opening, may_have_brackets
 
-if TYPE_CHECKING:  # libcst is imported only when a fix is built (it costs ~0.5 s at start-up)
-    from rtlint.fix.cstedit import Editor, Located
+if TYPE_CHECKING:
+    from rtlint.fix.editor import Editor, Located
 
 
 def cannot_fix(reason: str) -> Exception:
@@ -90,39 +90,47 @@ def replace_in(editor: Editor, statement: Any, old: str, new: Callable[[Any], An
 def replace_expression(
     editor: Editor, located: Located, old: str, new: Callable[[Any], Any], text: Callable[[ast.expr], str] | None = None
 ) -> None:
-    """The expression `old` (source text) in the statement replaced: by new(LibCST node), or
-    on the text editor by text(`ast` node), the code that replaces it."""
-    if not editor.textual:
-        editor.replace(located, lambda statement: replace_in(editor, statement, old, new))
+    """The expression `old` (source text) in the statement replaced: on the text by
+    text(`ast` node), the code that replaces it; where the text is ambiguous, by a LibCST
+    rewrite of the statement with new(LibCST node)."""
+    try:
+        node = _matching(editor, located.stmt, old)
+        if text is None or may_have_brackets(editor, node, located.stmt):  # LibCST's node takes its brackets
+            raise Untextual("an expression in brackets")
+        code = text(node)
+    except Untextual:
+        editor.rewrite(located, lambda statement: replace_in(editor, statement, old, new))
         return
-    node = _matching(editor, located.stmt, old)
-    if text is None or may_have_brackets(editor, node, located.stmt):  # LibCST's node would take its brackets along
-        _needs_tree("an expression in brackets")
-    editor.replace_segments(located, [(node, text(node))])
+    editor.replace_segments(located, [(node, code)])
 
 
 def write_push_argument(editor: Editor, located: Located, push: str, name: str) -> None:
-    """push_with_argument on the statement at `located`, with either editor."""
-    if not editor.textual:
-        editor.replace(located, lambda node: push_with_argument(editor, node, push, name))
-        return
+    """The push call `push` (its source text) in the statement, its context argument
+    replaced by `name` (when that was its only argument, written on one line)."""
+    try:
+        _write_push_argument(editor, located, push, name)
+    except Untextual:
+        editor.rewrite(located, lambda node: push_with_argument(editor, node, push, name))
+
+
+def _write_push_argument(editor: Editor, located: Located, push: str, name: str) -> None:
     call = _matching(editor, located.stmt, push)
     if not isinstance(call, ast.Call) or not (call.args or call.keywords):
         raise cannot_fix("the push is no longer a call")
     ordered = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
     target = next((k for k in call.keywords if k.arg == "chat_ctx"), ordered[0])
     if isinstance(target, ast.Starred) or isinstance(target, ast.keyword) and target.arg is None:
-        _needs_tree("an unpacked argument")
+        raise Untextual("an unpacked argument")
     value = target.value if isinstance(target, ast.keyword) else target
     if len(ordered) > 1:
         if may_have_brackets(editor, value):
-            _needs_tree("an argument in brackets")
+            raise Untextual("an argument in brackets")
         editor.replace_segments(located, [(value, name)])
         return
     # the only argument: the call on one line, `push(name)` (its comments inside go too)
     opening = call_opening(editor, call)
     if opening is None:
-        _needs_tree("a call whose bracket is on another line")
+        raise Untextual("a call whose bracket is on another line")
     row, column = opening
     keyword = ""
     if isinstance(target, ast.keyword):
@@ -131,31 +139,25 @@ def write_push_argument(editor: Editor, located: Located, push: str, name: str) 
             editor.position(value, "start"),
         )
         if key_row != value_row:
-            _needs_tree("a keyword argument over several lines")
+            raise Untextual("a keyword argument over several lines")
         keyword = editor.lines[key_row][key_column:value_column]
     end_row, end_column = editor.position(call, "end")
     editor.replace_spans(located, [(row, column + 1, end_row, end_column - 1, keyword + name)])
 
 
-def name_node(name: str) -> Any:
-    """A LibCST Name (for the LibCST editor's side of a fix)."""
-    import libcst as cst
-
-    return cst.Name(name)
-
-
 def unbracketed_code(editor: Editor, node: ast.AST, call: ast.Call | None = None) -> str:
     """The source of an expression (an argument of `call`) that has no brackets of its own
-    (else LibCST decides)."""
+    (else a LibCST rewrite decides)."""
     if may_have_brackets(editor, node, call=call):
-        _needs_tree("an expression in brackets")
+        raise Untextual("an expression in brackets")
     return editor.segment(node)
 
 
-def _needs_tree(why: str) -> None:
-    from rtlint.fix.textedit import NeedsTree
+def name_node(name: str) -> Any:
+    """A LibCST Name (for a rewrite's side of a fix)."""
+    import libcst as cst
 
-    raise NeedsTree(why)
+    return cst.Name(name)
 
 
 def _matching(editor: Editor, statement: ast.stmt, old: str) -> ast.expr:
@@ -164,11 +166,11 @@ def _matching(editor: Editor, statement: ast.stmt, old: str) -> ast.expr:
     wanted = same_code_text(old)
     found = [n for n in walk(statement) if isinstance(n, ast.expr) and same_code_text(editor.segment(n)) == wanted]
     if len(found) != 1 or isinstance(found[0], ast.Name) and not isinstance(found[0].ctx, ast.Load):
-        _needs_tree("an expression found other than once")
+        raise Untextual("an expression found other than once")
     if wanted.isidentifier():  # LibCST's tree has names where `ast` has strings: `x.old`, `f(old=1)`
         for node in walk(statement):
             if getattr(node, "attr", None) == wanted or isinstance(node, (ast.keyword, ast.arg)) and node.arg == wanted:
-                _needs_tree("a name that is also an attribute or keyword")
+                raise Untextual("a name that is also an attribute or keyword")
     return found[0]
 
 
@@ -200,24 +202,10 @@ def push_with_argument(editor: Editor, statement: Any, push: str, name: str) -> 
 
 def bind_expression_statement(editor: Editor, located: Located, name: str) -> None:
     """`call(...)` as a statement becomes `name = call(...)` (comments kept)."""
-    if editor.textual:
-        if not isinstance(located.stmt, ast.Expr):
-            raise cannot_fix("the edit is not a statement of its own")
-        row, column = editor.position(located.stmt, "start")
-        editor.replace_spans(located, [(row, column, row, column, f"{name} = ")])
-        return
-    import libcst as cst
-
-    def change(statement: Any) -> Any:
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else statement
-        if not isinstance(small, cst.Expr):
-            raise cannot_fix("the edit is not a statement of its own")
-        assign = cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=small.value)
-        if isinstance(statement, cst.SimpleStatementLine):
-            return statement.with_changes(body=[assign])
-        return assign
-
-    editor.replace(located, change)
+    if not isinstance(located.stmt, ast.Expr):
+        raise cannot_fix("the edit is not a statement of its own")
+    row, column = editor.position(located.stmt, "start")
+    editor.replace_spans(located, [(row, column, row, column, f"{name} = ")])
 
 
 def dotted_text(node: ast.AST) -> str | None:

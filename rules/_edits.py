@@ -1,4 +1,5 @@
-"""Edits shared by the rules' fixes, made through the fixer's editor (LibCST).
+"""Edits shared by the rules' fixes, made through the fixer's editor: on the text where the
+text says unambiguously what changes, else as a local LibCST rewrite of the one statement.
 
 test.visit(or_into(editor, "flag", "flag_abandoned", negated=False))   # (flag or flag_abandoned)
 removal_code("ctx", "remove", [("msg", False)], "contextlib.suppress", "ValueError")  # [statement code, ...]
@@ -14,7 +15,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import libcst as cst
 
-    from rtlint.fix.cstedit import Editor
+    from rtlint.fix.editor import Editor
+
+
+class Untextual(Exception):
+    """The text alone does not say where the edit goes (brackets, a comment, a name found
+    more than once): the helper rewrites the statement with LibCST instead."""
 
 
 def squash(code: str) -> str:
@@ -57,24 +63,30 @@ def removal_code(
 def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bool) -> None:
     """OR `flag` into the guard's test wherever `expression` (squashed code) is used there:
     `(e or flag)`, or `(not e or flag)` where `negated` and the `e` is under a `not`."""
-    if not editor.textual:
-        widen = or_into(editor, expression, flag, negated)
-        editor.replace(located, lambda updated: updated.with_changes(test=updated.test.visit(widen)))
+    try:
+        segments = _guard_segments(editor, located, expression, flag, negated)
+    except Untextual:
+        editor.rewrite(
+            located,
+            lambda updated: updated.with_changes(test=updated.test.visit(or_into(editor, expression, flag, negated))),
+        )
         return
+    editor.replace_segments(located, segments)
+
+
+def _guard_segments(editor: Editor, located, expression: str, flag: str, negated: bool) -> list[tuple[ast.AST, str]]:
     import re
 
-    from rtlint.fix.textedit import NeedsTree
-
     if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", expression):
-        raise NeedsTree("a guard expression other than a name")
+        raise Untextual("a guard expression other than a name")
 
     def matches(node: ast.AST) -> bool:
         if not isinstance(node, (ast.Name, ast.Attribute)) or squash(editor.segment(node)) != expression:
             return False
         if not isinstance(node.ctx, ast.Load) or node.lineno != node.end_lineno:
-            raise NeedsTree("a guard expression that is not a plain use")
+            raise Untextual("a guard expression that is not a plain use")
         if may_have_brackets(editor, node):  # LibCST's code of `(e)` has the brackets
-            raise NeedsTree("a guard expression in brackets")
+            raise Untextual("a guard expression in brackets")
         return True
 
     segments = []
@@ -83,7 +95,7 @@ def widen_guard(editor: Editor, located, expression: str, flag: str, negated: bo
             segments.append((node, f"(not {editor.segment(node.operand)} or {flag})"))
         elif not negated and matches(node):
             segments.append((node, f"({editor.segment(node)} or {flag})"))
-    editor.replace_segments(located, segments)
+    return segments
 
 
 def may_have_brackets(
@@ -149,11 +161,13 @@ def drop_keyword(editor: Editor, located, call: ast.Call, name: str) -> None:
     """Take the keyword argument `name=...` out of `call` (an `ast` node of the located
     statement) with the comma that joins it to its neighbours: its own lines where it has
     them, else the text up to the next argument (or from the one before it); a call left
-    without arguments is written `f()`. On the text editor, a comment or a backslash in
-    what goes leaves the edit to LibCST."""
-    if editor.textual:
+    without arguments is written `f()`. A comment or a backslash in what goes makes it a
+    LibCST rewrite of the statement."""
+    try:
         editor.replace_spans(located, [_keyword_span(editor, call, name)])
         return
+    except Untextual:
+        pass
     import libcst as cst
 
     from rtlint.core.fixplan import CannotFix
@@ -181,13 +195,11 @@ def drop_keyword(editor: Editor, located, call: ast.Call, name: str) -> None:
             raise CannotFix(f"`{name}=` is no longer in one call of the statement")
         return result
 
-    editor.replace(located, change)
+    editor.rewrite(located, change)
 
 
 def _keyword_span(editor: Editor, call: ast.Call, name: str) -> tuple[int, int, int, int, str]:
     """drop_keyword's text to delete, as (row, column, end row, end column, "")."""
-    from rtlint.fix.textedit import NeedsTree
-
     arguments = sorted([*call.args, *call.keywords], key=lambda a: (a.lineno, a.col_offset))
     keyword = next(k for k in call.keywords if k.arg == name)
     at = arguments.index(keyword)
@@ -196,7 +208,7 @@ def _keyword_span(editor: Editor, call: ast.Call, name: str) -> tuple[int, int, 
     if len(arguments) == 1:
         opening = call_opening(editor, call)
         if opening is None:
-            raise NeedsTree("a call whose bracket is on another line")
+            raise Untextual("a call whose bracket is on another line")
         close_row, close_column = editor.position(call, "end")
         span = (opening[0], opening[1] + 1, close_row, close_column - 1)
     elif not before.strip() and after.strip() in (",", ""):
@@ -208,5 +220,5 @@ def _keyword_span(editor: Editor, call: ast.Call, name: str) -> tuple[int, int, 
     first, start, last, stop = span
     removed = "".join(editor.lines[first : last + 1])[start : len("".join(editor.lines[first:last])) + stop]
     if "#" in removed or "\\" in removed:
-        raise NeedsTree("a comment or a backslash in the arguments")
+        raise Untextual("a comment or a backslash in the arguments")
     return (*span, "")

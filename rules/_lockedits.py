@@ -1,101 +1,64 @@
-"""The edits a `LockPlan` records on the fixer's editor. Wrapping the region, the lock in
-`__init__` and the import are plain statement edits, which the text editor makes too; a
-lock at class or module level and `__slots__` edit LibCST nodes (`require_tree`)."""
+"""The edits a `LockPlan` records on the fixer's editor: the region wrapped in `async with`
+(an inner `async with` of the same lock lifted), the lock created in `__init__`, at class
+or module level, the import, and the lock's name added to `__slots__` (a local rewrite of
+that one statement)."""
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any
 
-from rtlint.core.fixplan import CannotFix
-
 if TYPE_CHECKING:
-    import libcst as cst
-
-    from rtlint.fix.cstedit import Editor
+    from rtlint.fix.editor import Editor
 
     from ._lockfix import LockPlan
 
 
 def apply_lock_plan(plan: LockPlan, editor: Editor) -> None:
-    if plan.create_at_class is not None or plan.slots is not None or plan.create_at_module is not None:
-        editor.require_tree()
     first, last = editor.locate(plan.first), editor.locate(plan.last)
-    editor.wrap(first, last, f"async with {plan.lock_expression}", flatten=lambda node: _same_lock(node, plan, editor))
+    editor.wrap(first, last, f"async with {plan.lock_expression}", flatten=lambda stmt: _same_lock(stmt, plan, editor))
+    creation = editor.statement(f"{plan.lock} = {plan.lock_factory}\n")
     if plan.create_in_init_after is not None:
         self_name = plan.lock_expression.split(".", 1)[0]
         statement = editor.statement(f"{self_name}.{plan.lock} = {plan.lock_factory}\n")
         editor.insert_after(editor.locate(plan.create_in_init_after), [statement])
     elif plan.create_at_class is not None:
-        _create_at_class(plan, editor)
+        entry = editor.locate((*plan.create_at_class, ("body", 0)))
+        definition = isinstance(entry.stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if definition and not editor.leading_lines(entry):  # a blank line before the first method (pycodestyle)
+            creation = editor.statement(creation.code + "\n")
+        editor.insert_before(entry, [creation])
     if plan.slots is not None:
-        editor.replace(editor.locate(plan.slots), lambda line: _add_slot(line, plan.lock))
+        editor.rewrite(editor.locate(plan.slots), lambda line: _add_slot(line, plan.lock))
     if plan.import_at is not None:
         path, after = plan.import_at
         editor.insert_import(editor.locate(path), after, "import asyncio\n")
     if plan.create_at_module is not None:
         path, after = plan.create_at_module
-        import libcst as cst
-
-        statement = editor.statement(f"{plan.lock} = {plan.lock_factory}\n")
-        statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        statement = editor.statement("\n" + creation.code)  # a blank line above it
         (editor.insert_after if after else editor.insert_before)(editor.locate(path), [statement])
 
 
-def _same_lock(node: Any, plan: LockPlan, editor: Editor) -> bool:
+def _same_lock(stmt: ast.stmt, plan: LockPlan, editor: Editor) -> bool:
     """An `async with` of the plan's lock (by any of the names the check resolved), alone,
-    `as _` or with an unused name: its body is lifted into the new block."""
-    import libcst as cst
-
-    if not (isinstance(node, cst.With) and node.asynchronous is not None and len(node.items) == 1):
+    `as _` or with a name its body never mentions: its body is lifted into the new block."""
+    if not (isinstance(stmt, ast.AsyncWith) and len(stmt.items) == 1):
         return False
-    item = node.items[0]
-    if editor.code(item.item).strip() not in plan.flatten:
+    item = stmt.items[0]
+    if editor.segment(item.context_expr).strip() not in plan.flatten:
         return False
-    if item.asname is None:
+    name = item.optional_vars
+    if name is None:
         return True
-    name = item.asname.name
-    return isinstance(name, cst.Name) and not _mentions(node.body, name.value)
-
-
-def _mentions(node: Any, name: str) -> bool:
-    """Whether `name` is used anywhere in `node`. (A visitor, not libcst.matchers: importing
-    the matchers costs a fix ~0.35 s.)"""
-    import libcst as cst
-
-    class NameFinder(cst.CSTVisitor):
-        found = False
-
-        def visit_Name(self, node: cst.Name) -> bool:
-            self.found = self.found or node.value == name
-            return False
-
-    finder = NameFinder()
-    node.visit(finder)
-    return finder.found
-
-
-def _create_at_class(plan: LockPlan, editor: Editor) -> None:
-    import libcst as cst
-
-    from rtlint.fix.cstedit import Located
-
-    owner = editor.locate(plan.create_at_class).node
-    block = owner.body
-    if not isinstance(block, cst.IndentedBlock) or not block.body:
-        raise CannotFix("the class body is on one line")
-    entry = block.body[0]
-    statement = editor.statement(f"{plan.lock} = {plan.lock_factory}\n")
-    editor.insert_before(Located(block, 0, entry, entry, False, (block,)), [statement])
-    if not entry.leading_lines and isinstance(entry, (cst.FunctionDef, cst.ClassDef)):
-        # a blank line between the lock and the first method, as pycodestyle wants
-        editor.replace(
-            Located(block, 0, entry, entry, False, (block, entry)),
-            lambda n: n.with_changes(leading_lines=[cst.EmptyLine(indent=False)]),
-        )
+    return isinstance(name, ast.Name) and not any(
+        name.id in (getattr(node, "id", None), getattr(node, "attr", None), getattr(node, "arg", None))
+        for child in stmt.body
+        for node in ast.walk(child)
+    )
 
 
 def _add_slot(line: Any, name: str) -> Any:
-    """`__slots__ = ("a", "b")` -> `__slots__ = ("a", "b", "<name>")`."""
+    """`__slots__ = ("a", "b")` -> `__slots__ = ("a", "b", "<name>")` (LibCST nodes)."""
     import libcst as cst
 
     assign = line.body[0]

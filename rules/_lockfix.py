@@ -21,7 +21,7 @@ from ._realtime import Module, import_anchor, module_anchor, push_lock
 from ._realtime.pushlock import lock_takers
 
 if TYPE_CHECKING:
-    from rtlint.fix.cstedit import Editor
+    from rtlint.fix.editor import Editor
 
 
 @dataclass(frozen=True)

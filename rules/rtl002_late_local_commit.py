@@ -30,7 +30,7 @@ from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_modu
 from ._realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
-    from rtlint.fix.cstedit import Editor
+    from rtlint.fix.editor import Editor
 
 
 # -- detection ------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from ._realtime import OPTIONS, Push, analyse, required_tokens
 from ._realtime.contexts import pushed_source
 
 if TYPE_CHECKING:
-    from rtlint.fix.cstedit import Editor
+    from rtlint.fix.editor import Editor
 
 
 # -- detection ------------------------------------------------------------------------------

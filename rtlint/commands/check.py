@@ -260,7 +260,10 @@ def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO, report_out: Text
     written = Written([], ran.exit_code)
     for report in ran.reports:
         for error in report.errors:
-            print(f"rtlint: error: {escape.text(error)}", file=stderr)
+            first, *trace = error.split("\n")  # a crash's traceback (RTLINT_DEBUG) line by line
+            print(f"rtlint: error: {escape.text(first)}", file=stderr)
+            for line in trace:
+                print(escape.text(line), file=stderr)
             written.exit_code = EXIT_ERROR
         written.fixable_before += report.fixable_before
         if plan.stdin is not None:

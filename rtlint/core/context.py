@@ -151,16 +151,9 @@ class FileContext:
 
 class FixContext:
     """What a rule's fix works on: the editor that records the fix's edits (shared by the
-    fixes of one pass, so they are applied together). The editor is LibCST's
-    (rtlint.fix.cstedit) or, where the text suffices, rtlint.fix.textedit's, whose `module` and
-    node-level edits raise NeedsTree so that the pass goes to LibCST."""
+    fixes of one pass, so they are applied together; rtlint.fix.editor)."""
 
     def __init__(self, text: str, settings: Settings, editor: Editor) -> None:
         self.text: str = text
         self.settings: Settings = settings
         self.editor: Editor = editor
-
-    @property
-    def module(self) -> Any:
-        """The LibCST module being edited (the LibCST editor's; the text editor has none)."""
-        return self.editor.module

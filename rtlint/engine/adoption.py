@@ -74,7 +74,8 @@ def fix_with_suppressions(
     else:
         outcome = FixOutcome(text, findings)
     if outcome.failure:
-        return FixOutcome(text, findings, failure=outcome.failure)  # RTL100 included
+        crashed = [outcome.crash] if outcome.crash else []
+        return FixOutcome(text, [*findings, *crashed], failure=outcome.failure, crash=outcome.crash)  # RTL100 included
     if unused_for is None:
         return outcome
     current = relint(outcome.text) if outcome.text != text else findings

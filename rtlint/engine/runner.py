@@ -204,13 +204,13 @@ class Runner:
             )
             findings = outcome.findings
             if not outcome.failure and outcome.text == text:
-                trees = {"module": outcome.module, "tree": tree}
+                trees = {"tree": tree}
             if outcome.failure:
                 report.errors.append(f"{job.display}: {outcome.failure}")
             elif outcome.text != text:
                 try:
                     report.fixed_bytes = job.source.encode(outcome.text)
-                    reported, trees = outcome.text, {"module": outcome.module, "tree": outcome.tree}
+                    reported, trees = outcome.text, {"tree": outcome.tree}
                     report.fixed = len(outcome.applied)
                     report.fixed_codes = [f.code for f in outcome.applied]
                     report.diff = unified_diff(text, outcome.text, job.display)

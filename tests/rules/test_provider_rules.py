@@ -11,7 +11,6 @@ import pytest
 
 from rtlint.api import check_source, fix_source
 from rtlint.core.settings import Settings
-from rtlint.engine import fixer
 from rtlint.engine.config import Config
 from rtlint.engine.linter import RuleSet
 from rtlint.engine.registry import rule_by_code
@@ -198,21 +197,12 @@ LAYOUTS = [
 ]
 
 
-def _libcst_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fixer, "_text_pass", lambda *args, **kwargs: None)
-    monkeypatch.setattr(fixer, "_text_fix", lambda *args, **kwargs: fixer._NEEDS_TREE)
-
-
 @pytest.mark.parametrize(("copy", "left"), LAYOUTS)
-def test_the_flag_goes_the_same_on_the_text_and_by_libcst(copy: str, left: str, monkeypatch) -> None:
+def test_the_flag_goes_in_every_layout(copy: str, left: str) -> None:
     text, expected = session(copy), session(left)
     assert fix_source(text, "session.py", select=["RTL011"]).text == text  # unsafe: not without the option
     on_text = fix_source(text, "session.py", select=["RTL011"], unsafe=True)
     assert on_text.failure is None and on_text.text == expected
-    with monkeypatch.context() as patched:
-        _libcst_only(patched)
-        by_libcst = fix_source(text, "session.py", select=["RTL011"], unsafe=True)
-    assert by_libcst.text == expected
     assert [f for f in check_source(expected, "session.py") if f.code == "RTL011"] == []
 
 

@@ -55,7 +55,7 @@ class GoodFix(_MarkerRule):
 
     def fix(self, finding: Finding, file) -> None:
         editor = file.editor
-        editor.replace(editor.locate(finding.data), lambda line: _rename(line, "rtlint_fixed"))
+        editor.rewrite(editor.locate(finding.data), lambda line: _rename(line, "rtlint_fixed"))
 
 
 class BrokenFix(_MarkerRule):
@@ -69,7 +69,7 @@ class BrokenFix(_MarkerRule):
     def fix(self, finding: Finding, file) -> None:
         bad = cst.Assign(targets=[cst.AssignTarget(cst.Call(func=cst.Name("rtlint_broken")))], value=cst.Integer("1"))
         editor = file.editor
-        editor.replace(editor.locate(finding.data), lambda line: line.with_changes(body=[bad]))
+        editor.rewrite(editor.locate(finding.data), lambda line: line.with_changes(body=[bad]))
 
 
 class CrashingCheck(_MarkerRule):
@@ -111,7 +111,7 @@ class StubbornFix(_MarkerRule):
     def fix(self, finding: Finding, file) -> None:
         editor = file.editor
         comment = cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment("# touched"))
-        editor.replace(editor.locate(finding.data), lambda line: line.with_changes(trailing_whitespace=comment))
+        editor.rewrite(editor.locate(finding.data), lambda line: line.with_changes(trailing_whitespace=comment))
 
 
 class DyingWorker(_MarkerRule):

@@ -1,17 +1,17 @@
-"""How LibCST lays out the lines a fix moves, for the text editor (rtlint.fix.textedit): which
-lines of re-indented code shift (`reindent`, from `line_kinds`), the file's indentation
-unit (`default_indent`), and the text as replacements of line ranges, inner ones first
-(`Regions`). Where the text does not say what LibCST would do, NeedsTree."""
+"""The layout of the lines a fix moves, for the editor (rtlint.fix.editor, whose docstring
+states the rules): which lines of re-indented code shift (`reindent`, from `line_kinds`),
+the file's indentation unit (`default_indent`), and the text as replacements of line
+ranges, inner ones first (`Regions`). Edits that cannot be laid out together raise
+CannotFix."""
 
 from __future__ import annotations
 
 import io
 import tokenize
 from collections.abc import Callable
-from typing import Any
 
+from rtlint.core.fixplan import CannotFix
 from rtlint.core.source import split_lines
-from rtlint.fix.editlog import NeedsTree
 
 
 class Regions:
@@ -29,7 +29,7 @@ class Regions:
         inside: list[tuple[int, int, str]] = []
         if a == b:  # an empty range (no leading lines) holds nothing, not the insertion at `a`
             if any(ra < a < rb for ra, rb, _ in self.done):
-                raise NeedsTree("edits that overlap")
+                raise CannotFix("edits that overlap")
             return inside
         for r in self.done:
             ra, rb, _ = r
@@ -39,7 +39,7 @@ class Regions:
             elif a <= ra and rb <= b:
                 inside.append(r)
             elif ra < b and a < rb:
-                raise NeedsTree("edits that overlap")
+                raise CannotFix("edits that overlap")
         return inside
 
     def current(self, a: int, b: int, closed: bool = True) -> str:
@@ -54,7 +54,7 @@ class Regions:
     def put(self, a: int, b: int, text: str, closed: bool = True) -> None:
         inside = set(map(id, self._inside(a, b, closed)))
         if a == b and any(r[0] == r[1] == a for r in self.done):
-            raise NeedsTree("two insertions at one place")
+            raise CannotFix("two insertions at one place")
         self.done = sorted([r for r in self.done if id(r) not in inside] + [(a, b, text)], key=lambda r: (r[0], r[1]))
 
     def text(self, fit: Callable[[str, str], str] | None) -> str:
@@ -81,63 +81,27 @@ def default_indent(text: str) -> str:
 
 def reindent(text: str, old: str, new: str) -> str:
     """`text` (whole statements at indentation `old`, with their leading lines) moved to
-    indentation `new` as LibCST renders it: a line is shifted when it starts with the
-    indentation of the block it belongs to (a statement's line, a bracketed continuation or
-    comment at its statement's indentation, a comment at the indentation of the code after
-    it, or of the end of the block before it); blank lines, the inside of strings and
-    comments elsewhere stay as they are."""
+    indentation `new`: every line that starts with `old` (a statement's line, a bracketed or
+    backslash continuation, a comment) is shifted; blank lines, the inside of strings and
+    lines indented less than `old` stay as they are."""
     lines = split_lines(text)
     kinds = line_kinds(text, len(lines))
     out = []
-    for index, line in enumerate(lines):
-        kind, indent = kinds[index]
+    for line, (kind, _) in zip(lines, kinds):
         body = line.rstrip("\r\n")
-        if kind == "verbatim":
+        if kind == "verbatim" or not body.strip() or not body.startswith(old):
             out.append(line)
-            continue
-        if body.strip() == "":
-            if body:  # LibCST indents it as the block's (a blank line of the tokenizer's)
-                raise NeedsTree("a line of white space")
-            # LibCST marks a blank line "indented" when it starts with its block's
-            # indentation: every module-level one, none in an indented block
-            out.append(new + line if not old and _at_module_level(lines, kinds, index) else line)
-            continue
-        own = body[: len(body) - len(body.lstrip(" "))]
-        if not own.startswith(old):
-            out.append(line)  # not at any indentation of the moved code: LibCST keeps it
-            continue
-        if own.startswith(indent) if kind == "code" else own in indent:
+        else:
             out.append(new + line[len(old) :])
-            continue
-        raise NeedsTree("a line whose indentation LibCST might keep")
     return "".join(out)
 
 
-def _at_module_level(lines: list[str], kinds: list[tuple[str, Any]], index: int) -> bool:
-    """Whether the blank line at `index` of module-level code belongs to the module (the
-    code after it, past any comments, is at column 0) rather than to an indented block."""
-    comments = []
-    for row in range(index + 1, len(lines)):
-        kind, indent = kinds[row]
-        line = lines[row]
-        if not line.strip():
-            continue
-        own = line[: len(line) - len(line.lstrip(" "))]
-        if kind == "comment":
-            comments.append(own)
-            continue
-        if kind != "code" or any(c != indent for c in comments):  # a block's footer, maybe
-            raise NeedsTree("a blank line LibCST might give to a block")
-        return indent == ""
-    raise NeedsTree("a blank line at the end of moved code")
-
-
-def line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
+def line_kinds(text: str, count: int) -> list[tuple[str, object]]:
     """Per line: ("verbatim", None) inside a string; ("blank", None) for a blank line
     outside brackets; ("code", indentation) for a statement's
     line or its bracketed continuation; ("comment", (indentations that shift it)) for a
     comment line outside brackets."""
-    kinds: list[tuple[str, Any]] = [("unknown", None)] * count
+    kinds: list[tuple[str, object]] = [("unknown", None)] * count
     depth = 0
     logical_indent = ""
     at_start = True
@@ -147,12 +111,12 @@ def line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
 
     def indent_of(row: int) -> str:
         line = lines[row]
-        return line[: len(line) - len(line.lstrip(" "))]
+        return line[: len(line) - len(line.lstrip(" \t"))]
 
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
-        raise NeedsTree("code that does not tokenize") from None
+        raise CannotFix("code that does not tokenize") from None
     seen_rows: set[int] = set()
     for token in tokens:
         kind = token.type
@@ -181,8 +145,8 @@ def line_kinds(text: str, count: int) -> list[tuple[str, Any]]:
                 kinds[row] = ("code", logical_indent)
             elif depth > 0:
                 kinds[row] = ("code", logical_indent)
-            else:
-                raise NeedsTree("a backslash continuation")
+            else:  # a backslash continuation
+                kinds[row] = ("code", logical_indent)
         for inner in range(row + 1, end_row + 1):  # a string over several lines
             kinds[inner] = ("verbatim", None)
             seen_rows.add(inner)

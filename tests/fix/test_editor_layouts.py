@@ -1,9 +1,9 @@
-"""The text editor against the LibCST editor on generated layouts: a method body built of
-statements with comments at every indentation, bracketed continuations, strings over
-several lines, backslashes, nested blocks with trailing comments, decorators, CRLF and
-2-space files; then random edits (wrap a range, insert, move, remove, an import) made by
-both editors. The text editor may decline (NeedsTree); when it does not, its text must be
-LibCST's byte for byte, and it must refuse (CannotFix) exactly what LibCST refuses."""
+"""The editor on generated layouts: a method body built of statements with comments at
+every indentation, bracketed continuations, strings over several lines, backslashes,
+nested blocks with trailing comments, decorators, CRLF and 2-space files; then random edits
+(wrap a range, insert, move, remove, an import). The editor may refuse (CannotFix); when it
+does not, its text must parse, keep every comment it was not asked to move or remove, and
+keep the file's line ending."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rtlint.core.fixplan import CannotFix
-from rtlint.engine.fixer import _render
-from rtlint.fix import cstedit
-from rtlint.fix.textedit import NeedsTree, TextEditor
+from rtlint.fix.editor import Editor
+from tests.fix.test_editor_shapes import _comments
 
 # statements of the method body, as lines relative to its indentation ("{i}" numbers them)
 ENTRIES = [
@@ -120,27 +119,14 @@ def _ops(count: int):
     )
 
 
-def _by_libcst(text: str, tree, ops) -> str | type:
-    editor = cstedit.Editor(cstedit.parse(text))
+def _by_editor(text: str, tree, ops) -> str | type:
     try:
-        _apply(editor, ops)
-    except CannotFix:
-        return CannotFix
-    except (AttributeError, IndexError, TypeError):  # the op does not apply to that statement
-        return TypeError
-    return _render(editor, text, tree)[1]
-
-
-def _by_text(text: str, tree, ops) -> str | type | None:
-    try:
-        editor = TextEditor(text, tree)
+        editor = Editor(text, tree)
         _apply(editor, ops)
         return editor.rendered()
-    except NeedsTree:
-        return None
     except CannotFix:
         return CannotFix
-    except (AttributeError, IndexError, TypeError):
+    except (AttributeError, IndexError, TypeError):  # "inner" on a simple statement
         return TypeError
 
 
@@ -159,45 +145,47 @@ def layouts(draw):
 @example((_module([0, 7, 0], [0, 0, 1], "    ", "\n"), [("wrap", 0, 1)]))
 @example((_module([2, 5, 0], [1, 0, 0], "  ", "\r\n"), [("wrap", 0, 2), ("import", False)]))
 @example((_module([0, 11, 0], [0, 1, 0], "    ", "\n"), [("move", 2, 0)]))
-def test_text_editor_matches_libcst(case) -> None:
+def test_the_editor_keeps_the_layouts_sound(case) -> None:
     text, ops = case
     tree = ast.parse(text)
-    on_text = _by_text(text, tree, ops)
-    if on_text is None:
-        return  # declined: LibCST makes it
-    on_libcst = _by_libcst(text, tree, ops)
-    if on_libcst is TypeError or on_text is TypeError:
-        return  # "inner" on a simple statement: not an edit either makes
-    assert on_text == on_libcst
+    result = _by_editor(text, tree, ops)
+    if result in (CannotFix, TypeError):
+        return
+    ast.parse(result)
+    if not {op[0] for op in ops} & {"remove", "move"}:
+        assert sorted(_comments(result)) >= sorted(_comments(text))
+        assert set(_comments(text)) <= set(_comments(result))
+    newline = "\r\n" if "\r\n" in text else "\n"
+    assert result.count(newline) == result.count("\n")  # one line ending throughout
 
 
-def test_the_layouts_are_mostly_made_on_the_text() -> None:
-    """The property above would pass vacuously if the text editor declined everything."""
-    made = declined = 0
+def test_the_layouts_are_mostly_made() -> None:
+    """The property above would pass vacuously if the editor refused everything."""
+    made = 0
     for entries in ([0, 1, 2], [3, 7, 0], [8, 9, 10], [12, 13, 0]):
         text = _module(entries, [0, 1, 4], "    ", "\n")
-        result = _by_text(text, ast.parse(text), [("wrap", 0, 2), ("before", 1)])
-        if result is None:
-            declined += 1
-        else:
-            made += 1
-            assert result == _by_libcst(text, ast.parse(text), [("wrap", 0, 2), ("before", 1)])
-    assert made >= 3
+        for ops in ([("wrap", 0, 2)], [("before", 1), ("move", 2, 0)]):
+            made += isinstance(_by_editor(text, ast.parse(text), ops), str)
+    assert made >= 6
 
 
 @pytest.mark.parametrize(
-    "text, why",
+    "text, path, expected",
     [
-        ("def f():\n\tif x:\n\t\ty = 1\n", "tabs"),
-        ("def f():\n    a = 1; b = 2\n", "share"),
-        ("x = 1\r\ny = 2\rz = 3\n", "carriage"),
+        ("def f():\n\tif x:\n\t\ty = 1\n", (("body", 0), ("body", 0)), "def f():\n\tq = 1\n\tif x:\n\t\ty = 1\n"),
+        ("x = 1\r\ny = 2\rz = 3\n", (("body", 1),), "x = 1\r\nq = 1\r\ny = 2\rz = 3\n"),
+        ("def f():\n    a = 1; b = 2\n", (("body", 0), ("body", 0)), "statements share a line"),
+        ("def f():\n\f    a = 1\n", (("body", 0), ("body", 0)), "form feed"),
     ],
 )
-def test_what_the_text_editor_leaves_to_libcst(text: str, why: str) -> None:
-    tree = ast.parse(text)
-    with pytest.raises(NeedsTree, match=why):
-        editor = TextEditor(text, tree)
-        editor.begin()
-        path = (("body", 0), ("body", 0)) if text.startswith("def") else (("body", 1),)
+def test_tabs_and_line_endings_are_edited_and_what_is_refused(text: str, path, expected: str) -> None:
+    """Tab indentation takes the file's unit, the first line ending found is the one
+    inserted; statements sharing a line and form feeds are refused with the reason."""
+    editor = Editor(text, ast.parse(text))
+    editor.begin()
+    try:
         editor.insert_before(editor.locate(path), [editor.statement("q = 1\n")])
-        editor.rendered()
+        result = editor.rendered()
+    except CannotFix as refused:
+        result = str(refused)
+    assert expected in result
