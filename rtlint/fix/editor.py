@@ -24,7 +24,8 @@ The layout rules, rtlint's own:
 - inserted code takes the file's indentation unit (its first indentation, else four spaces)
   and line ending; a file without a final line ending keeps none.
 What these rules cannot say (statements sharing a line with `;`, a one-line suite, a form
-feed in the indentation) is a CannotFix with its reason, never a guess."""
+feed in the indentation of a line the edit rewrites) is a CannotFix with its reason, never a
+guess; a form feed elsewhere in the file stays as it was."""
 
 from __future__ import annotations
 
@@ -59,6 +60,10 @@ _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _ENDING = re.compile(r"\r\n|\r|\n")
 _BLANKS = " \t"
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
 
 
 def _indentation(line: str) -> str:
@@ -100,7 +105,10 @@ class Editor(EditLog):
         if self._unterminated:
             self.lines[-1] += self.newline
         self.unit = default_indent(text)
-        self._form_feed = "\f" in text and re.search(r"^[ \t]*\f", text, re.M) is not None
+        # lines of code or comment whose indentation holds a form feed (the tokenizer resets
+        # its column there): an edit that rewrites one cannot say what its indentation is; a
+        # blank line with one is only a blank line
+        self._form_feeds = {row for row, line in enumerate(self.lines) if line.strip() and "\f" in _leading(line)}
         self._blocks: dict[int, _Block] = {}
         self._nodes: dict[int, Located] = {}
         self._local: Any = None  # the LibCST module of the statement being rewritten
@@ -126,8 +134,6 @@ class Editor(EditLog):
 
     # -- where ---------------------------------------------------------------------------
     def locate(self, path: Sequence[tuple[Any, ...]]) -> Located:
-        if self._form_feed:
-            raise CannotFix("the file has a form feed in its indentation")
         node: ast.AST = self.tree
         located: Located | None = None
         depth = 0
@@ -294,6 +300,8 @@ class Editor(EditLog):
         line, column = (
             (decorators[0].lineno, decorators[0].col_offset - 1) if decorators else (stmt.lineno, stmt.col_offset)
         )
+        if line - 1 in self._form_feeds:
+            raise CannotFix("a form feed in the indentation of a line the fix edits")
         text = self.lines[line - 1]
         if column < 0 or text[:column].strip() or len(_indentation(text)) != column:
             raise CannotFix("the statement shares its line with others")
@@ -381,6 +389,9 @@ class Editor(EditLog):
                 self._apply_block(regions, self._blocks[key])
             else:
                 self._apply_node(regions, self._nodes[key])
+        for start, stop, new in regions.done:
+            if new != "".join(self.lines[start:stop]) and self._form_feeds.intersection(range(start, stop)):
+                raise CannotFix("a form feed in the indentation of a line the fix edits")
         text = regions.text(fit)
         if self._unterminated and text.endswith(self.newline):
             text = text[: -len(self.newline)]
@@ -456,6 +467,9 @@ class Editor(EditLog):
             new = module.with_changes(body=[change(module.body[0])]).code
         finally:
             self._local = None
+        ending = _ENDING.search(dedented[-2:])
+        if ending and dedented.endswith(ending.group()) and not new.endswith(("\n", "\r")):
+            new += ending.group()  # LibCST drops a lone "\r" that ends the module it prints
         # the lines the change did not touch keep their bytes; the others take the indentation
         edits = [
             dataclasses.replace(
