@@ -26,6 +26,8 @@ INJECTIONS = {
     "percent": "%0A::warning::x%0D%25",
     "bidi": "\u202eevil\u2066",
     "separator": "\u2028\u0085",
+    "legacy": "##[error]forged",
+    "leading": "  ::error::forged",
 }
 UNDECODABLE = b"bad\xff\xfe.py"
 _CONTROL = re.compile(
@@ -61,7 +63,13 @@ def parse_workflow_command(line: str) -> tuple[str, dict[str, str], str] | None:
 def shown_by_github(value: str) -> str:
     """What an annotation shows: CR and LF kept (GitHub's own escaping carries them), the
     other controls made visible as text output shows them."""
-    return escape.text(value.replace("\r", "\0").replace("\n", "\1")).replace("\\x00", "\r").replace("\\x01", "\n")
+    return escape.controls(value.replace("\r", "\0").replace("\n", "\1")).replace("\\x00", "\r").replace("\\x01", "\n")
+
+
+def runs_a_command(line: str) -> bool:
+    """Whether the runner would take a log line for a workflow command: `::` after the
+    white space it trims (TryParseV2), or `##[` anywhere (the legacy TryParse)."""
+    return line.lstrip().startswith("::") or "##[" in line
 
 
 def runner_lines(stdout: str) -> list[str]:
@@ -81,6 +89,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open(os.path.join(os.fsencode(root), UNDECODABLE), "w") as handle:
         handle.write(BUGGY)
     (root / "quotes.py").write_text("".join(f"rtlint_quote('''{v}''')\n" for v in INJECTIONS.values()) + "\n")
+    (root / "::add-mask::x.py").write_text(BUGGY)  # a top-level name that is a workflow command
     (root / "esc_line.py").write_text("rtlint_quote(1)  # \x1b[31m\u202e\n")
     return root
 
@@ -124,6 +133,9 @@ def test_text_shows_every_control_escaped(tree: Path, findings: list[dict]) -> N
     assert len([line for line in lines if not line.startswith("    ")]) == len(findings)
     assert "bad\\xff\\xfe.py:" in stdout and "\\x1b[31m" in stdout and "\\u202e" in stdout
     assert "newline_\\n::add-mask::hidden\\n.py:" in stdout
+    # no line, of findings or of source, is a workflow command
+    assert not any(runs_a_command(line) for line in runner_lines(stdout)), stdout
+    assert "\\x3a:add-mask::x.py:" in stdout and "##\\x5berror]forged" in stdout
 
 
 def test_github_lines_are_only_our_annotations(tree: Path, findings: list[dict]) -> None:
@@ -168,5 +180,42 @@ def test_github_round_trip(name: str) -> None:
 
 def test_text_escapes() -> None:
     assert escape.text("a\nb\x1b[0m\u202ec\udcff\t") == "a\\nb\\x1b[0m\\u202ec\\xff\\t"
-    assert escape.source_line("\tx = '\x1b'") == "\tx = '\\x1b'"  # a tab stays in a source line
+    assert escape.marked_source_line("\tx = '\x1b'", 0, 1) == ("\tx = '\\x1b'", 0, 1)  # a tab stays
     assert escape.visible("caf\u00e9 \udcff\n") == "caf\u00e9 \\xff\n"  # JSON escapes the rest itself
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ("::add-mask::x", "\\x3a:add-mask::x"),
+        ("  \u3000::error::x", "  \u3000\\x3a:error::x"),  # after any white space the runner trims
+        ("\t::error::x", "\\t::error::x"),  # a tab shown as \t: no line start
+        ("x ##[error]y ###[z", "x ##\\x5berror]y ###\\x5bz"),
+        ("a::b", "a::b"),
+    ],
+)
+def test_text_neutralises_workflow_commands(value: str, shown: str) -> None:
+    assert escape.text(value) == shown
+    assert not runs_a_command(escape.text(value))
+
+
+@pytest.mark.parametrize(
+    "source, line, column, end_column",
+    [
+        ('x = """\n    ::error::forged"""\n', 2, 5, 12),
+        ('x = """\n\t::error::forged"""\n', 2, 2, 4),
+        ("x = 1  # ##[error]forged ##[warning]w\n", 1, 12, 20),
+        ('x = """\n  ::"""  # \x1b[31m ##[x]\n', 2, 3, 5),
+    ],
+)
+def test_show_source_never_prints_a_command(source: str, line: int, column: int, end_column: int) -> None:
+    finding = Finding("RTL001", "stale-mirror-snapshot", "m", line, column, line, end_column, path="a.py")
+    lines = output.text([finding], show_source=True, sources={"a.py": source}).splitlines()
+    assert len(lines) == 3 and not any(runs_a_command(shown) for shown in lines), lines
+    # the caret is under what it marks, in what is shown
+    raw = source.splitlines()[line - 1]
+    shown, offset, width = escape.marked_source_line(raw, column - 1, end_column - 1)
+    assert lines[1] == "    " + shown and lines[2] == "    " + " " * offset + "^" * width
+    assert shown.replace("\\x3a", ":").replace("\\x5b", "[").replace("\\x1b", "\x1b") == raw
+    marked = raw[column - 1 : end_column - 1]
+    assert width == len(marked) + 3 * (marked.count("[") + marked.startswith(":"))
