@@ -24,6 +24,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from rtlint.core.source import split_lines
+
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
 _UNSAFE_KEEP_TAB = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{_BIDI}\u2028\u2029\ud800-\udfff]")
@@ -93,6 +95,52 @@ def controls(value: str) -> str:
 
 def text(value: str) -> str:
     return _neutralise(controls(value))
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def diff(value: str) -> tuple[str, int]:
+    """A unified diff (as rtlint.fix.edits.unified_diff writes it: paths already quoted as
+    git quotes them, which `git apply` and `patch` read back) for a terminal or a CI log,
+    and how many of its lines no longer apply.
+
+    The patch stays applicable wherever it can: a context line that would start a
+    workflow command (` ::x`, the runner trims the space) is written as the same line
+    removed and added (`-::x`, `+::x`), which applies alike; a line that holds a control
+    character (a tab excepted) or `##[` is shown escaped as text output shows it, and is
+    counted: it applies only from an exact copy, which --output-file FILE writes."""
+    lines = split_lines(value)
+    out: list[str] = []
+    escaped = old = new = 0
+    for index, line in enumerate(lines):
+        if old <= 0 and new <= 0:
+            counts = _HUNK.match(line)
+            if counts:
+                old, new = int(counts.group(1) or 1), int(counts.group(2) or 1)
+            out.append(line)
+            continue
+        if line.startswith("\\"):  # \ No newline at end of file
+            out.append(line)
+            continue
+        marker, content = line[:1], line[1:]
+        old -= marker in " -"
+        new -= marker in " +"
+        body = content.rstrip("\r\n")
+        end = content[len(body) :]
+        if _UNSAFE_KEEP_TAB.search(body) or "##[" in body:
+            shown = _UNSAFE_KEEP_TAB.sub(_one, body).replace("##[", "##\\x5b")
+            out.append(marker + shown + end)
+            escaped += 1
+        elif marker == " " and _LEADING_COMMAND.match(body):
+            no_newline = index + 1 < len(lines) and lines[index + 1].startswith("\\")
+            out.append("-" + content)
+            if no_newline:
+                out.append(lines[index + 1])
+            out.append("+" + content)
+        else:
+            out.append(line)
+    return "".join(out), escaped
 
 
 def visible(value: str) -> str:

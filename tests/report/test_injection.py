@@ -219,3 +219,93 @@ def test_show_source_never_prints_a_command(source: str, line: int, column: int,
     assert shown.replace("\\x3a", ":").replace("\\x5b", "[").replace("\\x1b", "\x1b") == raw
     marked = raw[column - 1 : end_column - 1]
     assert width == len(marked) + 3 * (marked.count("[") + marked.startswith(":"))
+
+
+# -- --diff and --show-fixes (issue 25, item 3) ------------------------------------------------
+
+DIFF_NAMES = ["esc_\x1b[2J.py", "nl_\n::add-mask::x.py", 'quote_"\\.py', "legacy_##[error]x.py", "plain.py"]
+FIXABLE = 'x = """\n  ::error::forged\n"""\nrtlint_marker(1)\ny = 2\n'
+FIXABLE_CONTROL = "x = 1  # \x1b[31m ##[error]forged\nrtlint_marker(1)\n"
+
+
+def _diff_tree(root: Path, control: bool) -> None:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "pyproject.toml").write_text("[tool.rtlint]\n")
+    for name in DIFF_NAMES:
+        (root / name).write_text(FIXABLE)
+    if control:
+        (root / "control.py").write_text(FIXABLE_CONTROL)
+    with open(os.path.join(os.fsencode(root), UNDECODABLE), "w") as handle:
+        handle.write(FIXABLE)
+
+
+def _fixed(root: Path) -> dict[bytes, bytes]:
+    names = [name for name in os.listdir(os.fsencode(root)) if name.endswith(b".py")]
+    return {name: open(os.path.join(os.fsencode(root), name), "rb").read() for name in names}
+
+
+def test_diff_shows_no_control_and_still_applies(tmp_path: Path) -> None:
+    tree, expected = tmp_path / "tree", tmp_path / "expected"
+    _diff_tree(tree, control=False)
+    _diff_tree(expected, control=False)
+    process = run(tree, "--diff", "--show-fixes")
+    stdout = process.stdout.decode("utf-8", "surrogateescape")
+    for line in runner_lines(stdout):
+        assert not _CONTROL.search(line) and not runs_a_command(line), line
+    stderr = process.stderr.decode("utf-8")
+    assert not any(_CONTROL.search(line) or runs_a_command(line) for line in runner_lines(stderr)), stderr
+    assert "esc_\\x1b[2J.py:" in stderr and "escaped" not in stderr  # --show-fixes: the path escaped
+    assert ' "a/quote_\\"\\\\.py"' in stdout and '"a/esc_\\033[2J.py"' in stdout  # quoted as git quotes
+    # the patch, read from what was shown, applies with git apply and with patch
+    run_fixes = subprocess.run(
+        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "."],
+        cwd=expected,
+        env=clean_env(
+            RTLINT_EXTRA_RULES="tests.support.fault_rules", PYTHONPATH=str(Path(__file__).resolve().parents[2])
+        ),
+        capture_output=True,
+    )
+    assert run_fixes.returncode in (0, 1), run_fixes.stderr
+    applied = subprocess.run(["git", "apply", "-p1", "-"], cwd=tree, input=process.stdout, capture_output=True)
+    assert applied.returncode == 0, applied.stderr
+    assert _fixed(tree) == _fixed(expected)
+    assert b"rtlint_fixed(1)" in _fixed(tree)[b"plain.py"]
+
+
+def test_diff_counts_the_lines_it_had_to_escape(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    _diff_tree(tree, control=True)
+    process = run(tree, "--diff")
+    stdout = process.stdout.decode("utf-8", "surrogateescape")
+    assert not any(_CONTROL.search(line) or runs_a_command(line) for line in runner_lines(stdout)), stdout
+    assert "\\x1b[31m ##\\x5berror]forged" in stdout
+    assert "1 line(s) of the diff hold control characters" in process.stderr.decode()
+    # --output-file has the exact patch, which applies
+    exact = tmp_path / "fix.patch"
+    run(tree, "--diff", "--output-file", str(exact))
+    assert "\x1b[31m ##[error]forged" in exact.read_text()
+    applied = subprocess.run(["git", "apply", "-p1", str(exact)], cwd=tree, capture_output=True)
+    assert applied.returncode == 0, applied.stderr
+    assert (tree / "control.py").read_text() == FIXABLE_CONTROL.replace("rtlint_marker", "rtlint_fixed")
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n   ::error::x\n-a\n+b\n ::y\n\\ No newline at end of file\n",
+        "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n ##[z\n",
+        "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\r\n+\x1b\r\n",
+    ],
+)
+def test_escaped_diff_keeps_its_hunks(diff: str, tmp_path: Path) -> None:
+    shown, escaped = escape.diff(diff)
+    assert not any(runs_a_command(line) or _CONTROL.search(line) for line in shown.splitlines()), shown
+    assert escaped == diff.count("##[") + diff.count("\x1b")
+    if not escaped:  # what stays exact applies alike
+        old = "  ::error::x\na\n::y"
+        (tmp_path / "x.py").write_text(old)
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        applied = subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=shown.encode(), capture_output=True)
+        assert applied.returncode == 0, applied.stderr
+        assert (tmp_path / "x.py").read_text() == old.replace("\na\n", "\nb\n")
