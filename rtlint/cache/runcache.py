@@ -152,7 +152,7 @@ class Run:
         identity = "\0".join(
             [*argv, "\0", os.getcwd(), str(interactive), os.environ.get("RTLINT_EXTRA_RULES", ""), _code_stamp()]
             # colour (--color auto) follows these
-            + [os.environ.get("NO_COLOR", ""), os.environ.get("FORCE_COLOR", "")]
+            + [os.environ.get("NO_COLOR", ""), os.environ.get("FORCE_COLOR", ""), os.environ.get("TERM", "")]
         )
         digest = blake2b(identity.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         self.folder = folder
@@ -319,16 +319,21 @@ def _probe(path: str) -> tuple[int, int, int] | bool | None:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+FORMATTER_FILES = (".ruff.toml", "ruff.toml")  # pyproject.toml is a configuration file too
+_PROBED = ("pyproject.toml", ".rtlint.toml", ".gitignore", ".git", *FORMATTER_FILES)
+
+
 def probes_above(path: str) -> list[str]:
     """The files whose presence above `path` decides its configuration and .gitignore
     semantics: pyproject.toml, .rtlint.toml, .gitignore and .git in every folder up to the
-    root. (Their folders' own mtimes would not do: /tmp changes all the time.)"""
+    root, and the formatter files that decide the fixes' line length (.ruff.toml,
+    ruff.toml). (Their folders' own mtimes would not do: /tmp changes all the time.)"""
     directory = os.path.abspath(path)
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     found = []
     while True:
-        found += [os.path.join(directory, name) for name in ("pyproject.toml", ".rtlint.toml", ".gitignore", ".git")]
+        found += [os.path.join(directory, name) for name in _PROBED]
         parent = os.path.dirname(directory)
         if parent == directory:
             return found

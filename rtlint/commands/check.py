@@ -377,6 +377,9 @@ def _note_inputs(inputs: dict, found, finder, paths: list[str], reports: list) -
             inputs["files"][str(report.target.path.absolute())] = (report.stamp, report.digest)
     for directory, stamp in zip(found.directories, found.directory_stamps):
         inputs["dirs"][str(directory.absolute())] = stamp
+        for name in runcache.FORMATTER_FILES:  # the line length of the fixes JSON, SARIF and --diff carry
+            probe = str(directory.absolute() / name)
+            inputs["probes"].setdefault(probe, runcache._probe(probe))
     inputs["probes"].update(found.probes)
     inputs["probes"].update(finder.looked_at)
     for given in paths:

@@ -161,7 +161,6 @@ class Runner:
     def process(self, job: _Job) -> FileReport:
         from rtlint.engine.adoption import fix_with_suppressions, with_noqa
         from rtlint.engine.fixer import attach_fixes
-        from rtlint.fix.linelength import line_length
 
         report = FileReport(job.target, job.display, original=job.raw, stamp=job.stamp, digest=job.digest)
         rules = self._rules_for(job.target, job.raw)
@@ -177,11 +176,7 @@ class Runner:
         )
         unfixed = findings
         reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
-        width = (
-            line_length(self.config.line_length, job.target.path)
-            if self.options.fixing or self.options.fix_edits
-            else None
-        )
+        width = self._width(job.target)
         outcome = None
         if self.options.add_noqa:
             outcome = with_noqa(text, findings, relint)
@@ -230,6 +225,15 @@ class Runner:
         report.unfixed = self._without_ignored(job.target, unfixed) if report.fixed_bytes is not None else []
         return report
 
+    def _width(self, target: Target) -> int | None:
+        """The line length the file's fixes are broken to (None when no fix is made): an input
+        of the fix edits JSON and SARIF carry, so part of their cache key."""
+        from rtlint.fix.linelength import line_length
+
+        if not (self.options.fixing or self.options.fix_edits):
+            return None
+        return line_length(self.config.line_length, target.path)
+
     def _without_ignored(self, target: Target, findings: list[Finding]) -> list[Finding]:
         """per-file-ignores also cover the engine's own codes (RTL900...)."""
         ignored = self.config.ignored_in(target.path)
@@ -249,7 +253,7 @@ class Runner:
                 continue
             key = None
             if self.cache is not None and not self.options.fixing:
-                key = self.cache.key(prepared.raw, prepared.display)
+                key = self.cache.key(prepared.raw, prepared.display, str(self._width(target)))
                 cached = self.cache.get(key, prepared.display)
                 if cached is not None:
                     findings = [_finding_from_json(d) for d in cached]
