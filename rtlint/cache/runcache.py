@@ -28,6 +28,7 @@ import time
 
 from rtlint.cache import secret
 from rtlint.cache.secret import blake2b
+from rtlint.core import reading
 
 _FORMAT = 4  # marshal: a builtin, and far cheaper to load than json
 MAX_MANIFEST = 64 << 20
@@ -86,8 +87,7 @@ def _config_dir(start: str) -> str | None:
             return None  # left to the normal path (which knows its cache-dir)
         candidate = os.path.join(directory, "pyproject.toml")
         try:
-            with open(candidate, "rb") as handle:
-                data = handle.read(1 << 20)
+            data = reading.read_file(candidate, reading.MAX_TOML)[0]  # never a FIFO or /dev/zero
             if b"[tool.rtlint" in data:
                 return None if b"cache-dir" in data else directory  # a configured cache: leave it
         except OSError:
@@ -251,9 +251,12 @@ def _check(manifest: dict) -> tuple[str, str, int] | None:
     if [_file_stamp(p) for p in manifest["files"]] != manifest["stamps"]:
         return None
     for index, digest in manifest["racy"]:
-        with open(manifest["files"][index], "rb") as handle:
-            if blake2b(handle.read(), digest_size=16).digest() != digest:
-                return None
+        try:
+            raw = reading.read_file(manifest["files"][index], reading.MAX_SOURCE)[0]
+        except OSError:
+            return None
+        if blake2b(raw, digest_size=16).digest() != digest:
+            return None
     if [_probe(p) for p in manifest["probes"]] != manifest["probe_stamps"]:
         return None
     stdout, stderr, code = manifest["stdout"], manifest["stderr"], manifest["exit"]

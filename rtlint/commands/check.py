@@ -168,10 +168,10 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
 def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
     import sys
 
+    from rtlint.core import reading
+
     stream = stdin if stdin is not None else sys.stdin.buffer
-    raw = stream.read()
-    if isinstance(raw, str):  # a text stream was given
-        raw = raw.encode("utf-8")
+    raw = reading.read_stream(stream, reading.MAX_SOURCE)
     return StdinSource(raw, Path(filename) if filename else Path(STDIN), bool(filename))
 
 
