@@ -30,9 +30,11 @@ class Cache:
         self.key_bytes = secret.key()
 
     @staticmethod
-    def key(raw: bytes, display_path: str) -> str:
+    def key(raw: bytes, display_path: str, extra: str = "") -> str:
+        """`extra`: what else the file's findings depend on (the line length of its fixes)."""
         digest = hashlib.sha256(raw)
         digest.update(b"\0" + display_path.encode("utf-8", "surrogateescape"))
+        digest.update(b"\0" + extra.encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
     def _folder(self, key: str, create: bool) -> int | None:

@@ -28,6 +28,7 @@ import time
 
 from rtlint.cache import secret
 from rtlint.cache.secret import blake2b
+from rtlint.core import reading
 
 _FORMAT = 4  # marshal: a builtin, and far cheaper to load than json
 MAX_MANIFEST = 64 << 20
@@ -86,8 +87,7 @@ def _config_dir(start: str) -> str | None:
             return None  # left to the normal path (which knows its cache-dir)
         candidate = os.path.join(directory, "pyproject.toml")
         try:
-            with open(candidate, "rb") as handle:
-                data = handle.read(1 << 20)
+            data = reading.read_file(candidate, reading.MAX_TOML)[0]  # never a FIFO or /dev/zero
             if b"[tool.rtlint" in data:
                 return None if b"cache-dir" in data else directory  # a configured cache: leave it
         except OSError:
@@ -152,7 +152,7 @@ class Run:
         identity = "\0".join(
             [*argv, "\0", os.getcwd(), str(interactive), os.environ.get("RTLINT_EXTRA_RULES", ""), _code_stamp()]
             # colour (--color auto) follows these
-            + [os.environ.get("NO_COLOR", ""), os.environ.get("FORCE_COLOR", "")]
+            + [os.environ.get("NO_COLOR", ""), os.environ.get("FORCE_COLOR", ""), os.environ.get("TERM", "")]
         )
         digest = blake2b(identity.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         self.folder = folder
@@ -251,9 +251,12 @@ def _check(manifest: dict) -> tuple[str, str, int] | None:
     if [_file_stamp(p) for p in manifest["files"]] != manifest["stamps"]:
         return None
     for index, digest in manifest["racy"]:
-        with open(manifest["files"][index], "rb") as handle:
-            if blake2b(handle.read(), digest_size=16).digest() != digest:
-                return None
+        try:
+            raw = reading.read_file(manifest["files"][index], reading.MAX_SOURCE)[0]
+        except OSError:
+            return None
+        if blake2b(raw, digest_size=16).digest() != digest:
+            return None
     if [_probe(p) for p in manifest["probes"]] != manifest["probe_stamps"]:
         return None
     stdout, stderr, code = manifest["stdout"], manifest["stderr"], manifest["exit"]
@@ -319,16 +322,21 @@ def _probe(path: str) -> tuple[int, int, int] | bool | None:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+FORMATTER_FILES = (".ruff.toml", "ruff.toml")  # pyproject.toml is a configuration file too
+_PROBED = ("pyproject.toml", ".rtlint.toml", ".gitignore", ".git", *FORMATTER_FILES)
+
+
 def probes_above(path: str) -> list[str]:
     """The files whose presence above `path` decides its configuration and .gitignore
     semantics: pyproject.toml, .rtlint.toml, .gitignore and .git in every folder up to the
-    root. (Their folders' own mtimes would not do: /tmp changes all the time.)"""
+    root, and the formatter files that decide the fixes' line length (.ruff.toml,
+    ruff.toml). (Their folders' own mtimes would not do: /tmp changes all the time.)"""
     directory = os.path.abspath(path)
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     found = []
     while True:
-        found += [os.path.join(directory, name) for name in ("pyproject.toml", ".rtlint.toml", ".gitignore", ".git")]
+        found += [os.path.join(directory, name) for name in _PROBED]
         parent = os.path.dirname(directory)
         if parent == directory:
             return found

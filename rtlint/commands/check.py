@@ -72,6 +72,7 @@ class Written:
     baseline_written: int | None = None  # entries written (FILE did not exist)
     baselined: int = 0  # findings in the baseline, not reported
     baseline_stale: int = 0  # entries of the files checked that match nothing any more
+    diff_escaped: int = 0  # lines of --diff shown escaped on standard output (escape.diff)
 
 
 def check(
@@ -167,10 +168,10 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
 def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
     import sys
 
+    from rtlint.core import reading
+
     stream = stdin if stdin is not None else sys.stdin.buffer
-    raw = stream.read()
-    if isinstance(raw, str):  # a text stream was given
-        raw = raw.encode("utf-8")
+    raw = reading.read_stream(stream, reading.MAX_SOURCE)
     return StdinSource(raw, Path(filename) if filename else Path(STDIN), bool(filename))
 
 
@@ -267,10 +268,10 @@ def write(plan: Plan, ran: Ran, stdout: TextIO, stderr: TextIO, report_out: Text
             written.exit_code = EXIT_ERROR
         written.fixable_before += report.fixable_before
         if plan.stdin is not None:
-            _write_stdin(plan, report, stdout, written, diff_out)
+            _write_stdin(plan, report, stdout, written, diff_out, report_out is None)
         elif report.fixed_bytes is not None:
             if options.diff:
-                diff_out.write(report.diff)
+                _write_diff(report.diff, diff_out, report_out is None, written)
             else:
                 problem = _write(report, plan.writable, write_atomically, FileChanged)
                 if problem is not None:
@@ -312,13 +313,26 @@ def _echoes(options: RunOptions) -> bool:
     return (options.fix or options.add_noqa) and not options.diff
 
 
-def _write_stdin(plan: Plan, report: FileReport, stdout: TextIO, written: Written, diff_out: TextIO) -> None:
+def _write_diff(diff: str, out: TextIO, shown: bool, written: Written) -> None:
+    """A file's diff: exact into --output-file's file, escaped where a terminal or a CI log
+    shows it (escape.diff; the lines that then no longer apply are counted)."""
+    from rtlint.report import escape
+
+    if shown:
+        diff, escaped = escape.diff(diff)
+        written.diff_escaped += escaped
+    out.write(diff)
+
+
+def _write_stdin(
+    plan: Plan, report: FileReport, stdout: TextIO, written: Written, diff_out: TextIO, shown: bool
+) -> None:
     from rtlint.core.source import Source, UnreadableSource
 
     assert plan.stdin is not None
     if report.fixed_bytes is not None:
         if plan.options.diff:
-            diff_out.write(report.diff)
+            _write_diff(report.diff, diff_out, shown, written)
         _count_fixed(report, written)
     if _echoes(plan.options):
         _write_bytes(stdout, report.fixed_bytes if report.fixed_bytes is not None else plan.stdin.raw)
@@ -363,6 +377,9 @@ def _note_inputs(inputs: dict, found, finder, paths: list[str], reports: list) -
             inputs["files"][str(report.target.path.absolute())] = (report.stamp, report.digest)
     for directory, stamp in zip(found.directories, found.directory_stamps):
         inputs["dirs"][str(directory.absolute())] = stamp
+        for name in runcache.FORMATTER_FILES:  # the line length of the fixes JSON, SARIF and --diff carry
+            probe = str(directory.absolute() / name)
+            inputs["probes"].setdefault(probe, runcache._probe(probe))
     inputs["probes"].update(found.probes)
     inputs["probes"].update(finder.looked_at)
     for given in paths:

@@ -43,6 +43,12 @@ def report(
     if not args.quiet and args.format == "text":
         for note in ran.notes:
             print(f"rtlint: warning: {escape.text(note)}", file=stderr)
+        if written.diff_escaped:
+            print(
+                f"rtlint: warning: {written.diff_escaped} line(s) of the diff hold control characters or '##[' and "
+                "are shown escaped, so the patch does not apply there; --output-file FILE writes it exactly",
+                file=stderr,
+            )
         _summary(plan, ran, written, exit_code, stderr)
     if exit_code == EXIT_ERROR:
         return EXIT_ERROR
@@ -189,7 +195,7 @@ def show_fixes(fixed_codes: dict[str, list[str]]) -> str:
 
     lines = []
     for path in sorted(fixed_codes):
-        lines.append(f"  {path}:")
+        lines.append(f"  {escape.text(path)}:")
         for code, count in sorted(Counter(fixed_codes[path]).items()):
             rule = registry.rule_by_code(code)
             name = rule.name if rule is not None else registry.ENGINE_CODES.get(code, "")

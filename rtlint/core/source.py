@@ -6,6 +6,7 @@ import codecs
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Python's tokenizer ends lines only at \r\n, \r and \n; str.splitlines would also split at
@@ -44,6 +45,15 @@ def split_lines(text: str) -> list[str]:
     if start < len(text):
         lines.append(text[start:])
     return lines
+
+
+def generate_tokens(text: str) -> Iterator[tokenize.TokenInfo]:
+    """The tokens of `text`, its lines ended at \\r\\n, \\r or \\n alike (`split_lines`), as
+    Python reads a file. The pure-Python tokenizer (and io.StringIO's readline) end lines
+    at \\n only, so every line is handed over with a \\n ending: the same line numbers and
+    columns. Raises tokenize.TokenError or SyntaxError as tokenize does."""
+    lines = iter([line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in split_lines(text)])
+    return tokenize.generate_tokens(lambda: next(lines, ""))
 
 
 @dataclass

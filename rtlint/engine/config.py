@@ -4,7 +4,6 @@ nearest folder at or above it that has either, or a file given by --config."""
 from __future__ import annotations
 
 import fnmatch
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,11 +11,6 @@ from typing import Any
 
 from rtlint.core.rule import Rule, Settings
 from rtlint.engine import registry
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ENGINE_KEYS = {
     "select": "codes (or prefixes) of the rules to run",
@@ -269,12 +263,13 @@ def _probe(path: Path) -> Any:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    from rtlint.core import reading
+
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return reading.load_toml(path)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except reading.TomlError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 

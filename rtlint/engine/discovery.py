@@ -50,8 +50,11 @@ class _GitIgnores:
             self.probes[str(ignore_file)] = _probe(ignore_file)
             if ignore_file.is_file():
                 self.files.append(ignore_file)
+                from rtlint.core import reading
+
                 try:
-                    lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                    raw = reading.read_file(ignore_file, reading.MAX_LINES_FILE)[0]
+                    lines = raw.decode("utf-8", errors="replace").splitlines()
                 except OSError:
                     lines = []
                 import pathspec

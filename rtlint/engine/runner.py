@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtlint.cache.cache import Cache
+from rtlint.core import reading
 from rtlint.core.findings import Edit, Finding, Fix
 from rtlint.core.rule import Rule
 from rtlint.core.source import Source, UnreadableSource
@@ -21,16 +22,9 @@ PARALLEL_THRESHOLD = 8
 # ... unless fixes are built: a file with fixes costs 10-20 lints (LibCST, re-lints), so two
 # files already pay for a second worker (the wheel's --fix: 1.0 s -> 0.9 s)
 PARALLEL_THRESHOLD_FIXING = 2
-MAX_SOURCE = 64 << 20  # larger is not a source file (and reading it could exhaust memory)
+MAX_SOURCE = reading.MAX_SOURCE  # a name here for the tests that lower it
 # findings that say a limit was hit, not what the file is: never cached (issue 15)
 _RESOURCE_MARKERS = ("too deeply nested", "out of memory", "MemoryError", "RecursionError")
-_KINDS = {
-    0o010000: "a FIFO",
-    0o020000: "a character device",
-    0o060000: "a block device",
-    0o140000: "a socket",
-    0o040000: "a folder",
-}
 
 
 @dataclass(frozen=True)
@@ -136,6 +130,9 @@ class Runner:
                 except UnreadableSource as exc:
                     return self._unreadable(target, str(exc), stamp, digest)
             return FileReport(target, "", stamp=stamp, digest=digest, prefiltered=True)
+        costly = reading.too_costly(raw)
+        if costly is not None:  # parsing it could take more memory than a file may
+            return self._unreadable(target, costly, stamp, digest)
         try:
             source = Source.from_bytes(raw)
         except UnreadableSource as exc:
@@ -161,7 +158,6 @@ class Runner:
     def process(self, job: _Job) -> FileReport:
         from rtlint.engine.adoption import fix_with_suppressions, with_noqa
         from rtlint.engine.fixer import attach_fixes
-        from rtlint.fix.linelength import line_length
 
         report = FileReport(job.target, job.display, original=job.raw, stamp=job.stamp, digest=job.digest)
         rules = self._rules_for(job.target, job.raw)
@@ -177,11 +173,7 @@ class Runner:
         )
         unfixed = findings
         reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
-        width = (
-            line_length(self.config.line_length, job.target.path)
-            if self.options.fixing or self.options.fix_edits
-            else None
-        )
+        width = self._width(job.target)
         outcome = None
         if self.options.add_noqa:
             outcome = with_noqa(text, findings, relint)
@@ -230,6 +222,15 @@ class Runner:
         report.unfixed = self._without_ignored(job.target, unfixed) if report.fixed_bytes is not None else []
         return report
 
+    def _width(self, target: Target) -> int | None:
+        """The line length the file's fixes are broken to (None when no fix is made): an input
+        of the fix edits JSON and SARIF carry, so part of their cache key."""
+        from rtlint.fix.linelength import line_length
+
+        if not (self.options.fixing or self.options.fix_edits):
+            return None
+        return line_length(self.config.line_length, target.path)
+
     def _without_ignored(self, target: Target, findings: list[Finding]) -> list[Finding]:
         """per-file-ignores also cover the engine's own codes (RTL900...)."""
         ignored = self.config.ignored_in(target.path)
@@ -249,7 +250,7 @@ class Runner:
                 continue
             key = None
             if self.cache is not None and not self.options.fixing:
-                key = self.cache.key(prepared.raw, prepared.display)
+                key = self.cache.key(prepared.raw, prepared.display, str(self._width(target)))
                 cached = self.cache.get(key, prepared.display)
                 if cached is not None:
                     findings = [_finding_from_json(d) for d in cached]
@@ -291,34 +292,9 @@ def _lost(job: _Job, why: str) -> FileReport:
 
 
 def read_source(path: Path) -> tuple[bytes, tuple[int, int, int, int]]:
-    """The bytes of a regular file, and its stat taken before reading. Anything else (a FIFO,
-    a device, a link to /dev/zero) is refused before it is opened: it could block forever or
-    never end."""
-    import stat as stat_module
-
-    info = os.stat(path)
-    if not stat_module.S_ISREG(info.st_mode):
-        kind = _KINDS.get(stat_module.S_IFMT(info.st_mode), "not a regular file")
-        raise OSError(0, f"not a regular file ({kind})" if kind != "not a regular file" else kind)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        info = os.fstat(fd)  # the file opened, not the one stat()ed a moment ago
-        if not stat_module.S_ISREG(info.st_mode):
-            raise OSError(0, "not a regular file")
-        if info.st_size > MAX_SOURCE:
-            raise OSError(0, f"too large ({info.st_size} bytes)")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            # sized from fstat: read(MAX_SOURCE + 1) allocates 64 MiB for every file (the
-            # standard library's 1,790 files took twice as long); a file still growing is
-            # read on to its end, up to the limit
-            raw = handle.read(info.st_size + 1)
-            if len(raw) > info.st_size:
-                raw += handle.read(MAX_SOURCE + 1 - len(raw))
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_SOURCE:
-        raise OSError(0, "too large")
-    return raw, (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+    """The bytes of a source file and its stat before reading (rtlint.core.reading: a
+    regular file only, up to MAX_SOURCE)."""
+    return reading.read_file(path, MAX_SOURCE)
 
 
 _RACY_NS = 2_000_000_000

@@ -4,6 +4,7 @@ applied to the original so untouched bytes stay as they were."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 from rtlint.core.findings import Edit
@@ -94,12 +95,49 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(lines)
 
 
+_QUOTED = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\r": "\\r",
+    '"': '\\"',
+    "\\": "\\\\",
+}
+# what git quotes (controls, DEL, a quote, a backslash), and what a terminal or a CI log
+# must not see raw: C1 and bidirectional controls, separators, bytes that are not UTF-8
+# (surrogate escapes), and the `[` of `##[` (a workflow command anywhere in a log line)
+_NEEDS_QUOTES = re.compile(
+    '[\x00-\x1f\x7f-\x9f"\\\\\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]|##\\['
+)
+
+
+def git_quoted(name: str) -> str:
+    """A file name in a diff header as git writes it when it must: in double quotes, with
+    C escapes and the other bytes in octal (`git apply` and GNU patch unquote it)."""
+    if not _NEEDS_QUOTES.search(name):
+        return name
+    out = []
+    for index, char in enumerate(name):
+        if char in _QUOTED:
+            out.append(_QUOTED[char])
+        elif _NEEDS_QUOTES.match(char) or (char == "[" and name[index - 2 : index] == "##"):
+            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogateescape"))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
 def unified_diff(before: str, after: str, path: str) -> str:
-    """A unified diff that, like git's, marks a last line without a newline."""
+    """A unified diff that, like git's, marks a last line without a newline, and quotes a
+    file name as git does when it holds a control, a quote or what a log must not see."""
     old, new = split_lines(before), split_lines(after)
     out = []
     # git's a/ b/ prefixes for relative paths; an absolute path is shown as it is
     old_name, new_name = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
+    old_name, new_name = git_quoted(old_name), git_quoted(new_name)
     for line in difflib.unified_diff(old, new, old_name, new_name):
         out.append(line)
         if not line.endswith(("\n", "\r")):

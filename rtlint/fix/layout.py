@@ -6,12 +6,11 @@ CannotFix."""
 
 from __future__ import annotations
 
-import io
 import tokenize
 from collections.abc import Callable
 
 from rtlint.core.fixplan import CannotFix
-from rtlint.core.source import split_lines
+from rtlint.core.source import generate_tokens, split_lines
 
 
 class Regions:
@@ -71,7 +70,7 @@ class Regions:
 def default_indent(text: str) -> str:
     """LibCST's `default_indent`: the first indentation in the file, else four spaces."""
     try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        for token in generate_tokens(text):
             if token.type == tokenize.INDENT:
                 return token.string
     except (tokenize.TokenError, SyntaxError):
@@ -114,7 +113,7 @@ def line_kinds(text: str, count: int) -> list[tuple[str, object]]:
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        tokens = list(generate_tokens(text))
     except (tokenize.TokenError, SyntaxError):
         raise CannotFix("code that does not tokenize") from None
     seen_rows: set[int] = set()

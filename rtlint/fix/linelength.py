@@ -12,14 +12,8 @@ Precedence, first found wins:
 
 from __future__ import annotations
 
-import sys
 from functools import lru_cache
 from pathlib import Path
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 DEFAULT = 88
 
@@ -84,8 +78,9 @@ def _length(table: dict) -> int:
 
 
 def _read(path: Path) -> dict | None:
+    from rtlint.core import reading
+
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):  # absent, or not ours to report
+        return reading.load_toml(path)  # a regular file, bounded: never /dev/zero or a FIFO
+    except (OSError, reading.TomlError):  # absent, or not ours to report
         return None

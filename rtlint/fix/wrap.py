@@ -10,10 +10,11 @@ left as it is (None)."""
 
 from __future__ import annotations
 
-import io
 import sys
 import tokenize
 from dataclasses import dataclass
+
+from rtlint.core.source import generate_tokens
 
 OPENING = {"(": ")", "[": "]", "{": "}"}
 CLOSING = {")", "]", "}"}
@@ -98,7 +99,7 @@ def fit(source: str, indent: str, unit: str, limit: int, header: bool = False) -
 # -- tokens ---------------------------------------------------------------------------------
 def _leaves(source: str) -> tuple[list[Leaf] | None, str]:
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source + "\n").readline))
+        tokens = list(generate_tokens(source + "\n"))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None, ""
     leaves: list[Leaf] = []

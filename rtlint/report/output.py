@@ -30,10 +30,10 @@ def text(
             if 1 <= f.line <= len(lines):
                 line = lines[f.line - 1].rstrip("\r\n")
                 # the caret goes under the escaped text, which can be wider than the source
-                before = escape.source_line(line[: f.column - 1])
-                marked = line[f.column - 1 : f.end_column - 1] if f.end_line == f.line else line[f.column - 1 :]
-                out.append(f"    {escape.source_line(line)}")
-                out.append("    " + " " * len(before) + "^" * max(1, len(escape.source_line(marked))))
+                end = f.end_column - 1 if f.end_line == f.line else len(line)
+                shown, offset, width = escape.marked_source_line(line, f.column - 1, end)
+                out.append(f"    {shown}")
+                out.append("    " + " " * offset + "^" * max(1, width))
     return "".join(line + "\n" for line in out)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rtlint.core import reading
 from rtlint.core.findings import Finding
 from rtlint.core.source import split_lines
 
@@ -73,7 +74,7 @@ class Filtered:
 def load(path: Path) -> Baseline | None:
     """The baseline in `path`, or None when there is no such file."""
     try:
-        raw = path.read_bytes()
+        raw = reading.read_file(path, reading.MAX_SOURCE)[0]
     except FileNotFoundError:
         return None
     except OSError as exc:

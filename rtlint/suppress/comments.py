@@ -14,7 +14,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from rtlint.core.source import split_lines
+from rtlint.core.source import generate_tokens, split_lines
 
 # flake8's own pattern (flake8.defaults.NOQA_INLINE_REGEXP)
 NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
@@ -43,13 +43,10 @@ class TokenRange:
 def token_ranges(text: str) -> list[TokenRange]:
     """flake8's noqa line ranges of `text` (blank and comment-only lines included)."""
     lines = split_lines(text)
-    # lone CR ends a line for Python but not for the pure-Python tokenizer: give it "\n"
-    # endings (same line numbers, same columns)
-    normal = iter([line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in lines])
     ranges: list[TokenRange] = []
     low, high, comment = len(lines) + 2, -1, None
     try:
-        for token in tokenize.generate_tokens(lambda: next(normal, "")):
+        for token in generate_tokens(text):
             if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
                 continue
             low, high = min(low, token.start[0]), max(high, token.end[0])

@@ -9,13 +9,12 @@ that spans it) counts; codes need letters and digits (`RTL001`, or a prefix such
 from __future__ import annotations
 
 import ast
-import io
 import tokenize
 from collections import deque
 from collections.abc import Iterable
 
 from rtlint.core.astnodes import children
-from rtlint.core.source import split_lines
+from rtlint.core.source import generate_tokens, split_lines
 from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, split_codes, token_ranges
 
 
@@ -76,7 +75,7 @@ class Suppressions:
         if self._mapping is None:
             self._mapping = {}
             try:
-                tokens = list(tokenize.generate_tokens(io.StringIO(self._text).readline))
+                tokens = list(generate_tokens(self._text))
             except (tokenize.TokenError, SyntaxError):
                 tokens = []
             low, high = len(self._lines) + 2, -1

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.offline import unavailable
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # lkenv, whatever the import mode
 
 import lkenv  # noqa: E402
@@ -27,11 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def lk_python() -> Path:
-    """The python of the cached livekit-agents venv; skips only when PyPI is unreachable."""
+    """The python of the cached livekit-agents venv; PyPI unreachable fails the tests
+    (tests.support.offline)."""
     try:
         return lkenv.ensure_venv()
     except lkenv.PyPIUnreachable as e:
-        pytest.skip(f"PyPI unreachable, cannot build the livekit-agents venv: {e}")
+        unavailable("the livekit-agents venv", str(e))
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,8 @@ from pathlib import Path
 import lkenv
 import pytest
 
+from tests.support.offline import unavailable
+
 pytestmark = pytest.mark.behaviour
 
 
@@ -43,7 +45,7 @@ def app_packages(lk_python: Path) -> Path:
     try:
         return lkenv.ensure_app_packages(lk_python)
     except lkenv.PyPIUnreachable as e:
-        pytest.skip(f"PyPI unreachable, cannot install the application packages: {e}")
+        unavailable("the application packages", str(e))
 
 
 @pytest.fixture(scope="session")

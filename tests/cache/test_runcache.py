@@ -156,3 +156,50 @@ def test_errors_are_not_recorded(project: Path, processed: list[str]) -> None:
     processed.clear()
     second = run_main("pkg", "missing")
     assert second.exit_code == 2 and processed
+
+
+# -- every input of what is replayed (issue 25, item 9) -----------------------------------------
+
+LONG_FIX = BUGGY.replace(
+    'ctx.add_message(role="user", content=text)',
+    'ctx.add_message(role="user", content=text, interrupted=False, created_at=self.started_at)',
+)
+
+
+def _fix_texts(stdout: str) -> list[str]:
+    import json
+
+    return sorted(e["content"] for f in json.loads(stdout) for e in (f.get("fix") or {}).get("edits", []))
+
+
+@pytest.mark.parametrize("where", ["ruff.toml", "pkg/ruff.toml", "pyproject.toml"])
+def test_a_new_line_length_is_not_replayed(project: Path, processed: list[str], where: str) -> None:
+    (project / "pkg" / "a.py").write_text(LONG_FIX)
+
+    def configure(length: int) -> None:
+        if where == "pyproject.toml":
+            (project / where).write_text(f"[tool.rtlint]\nline-length = {length}\n")
+        else:
+            (project / where).write_text(f"line-length = {length}\n")
+
+    configure(200)
+    age(project)
+    run_main("pkg", "--format", "json")
+    age(project)
+    wide = run_main("pkg", "--format", "json").stdout  # recorded: the run and each file's findings
+    configure(60)
+    age(project)
+    narrow = run_main("pkg", "--format", "json").stdout
+    fresh = run_main("pkg", "--format", "json", "--no-cache").stdout
+    assert _fix_texts(narrow) == _fix_texts(fresh)
+    assert _fix_texts(narrow) != _fix_texts(wide)  # the length changes what the fixes write
+    assert max(len(line) for text in _fix_texts(narrow) for line in text.splitlines()) <= 60
+
+
+def test_the_terminal_type_is_part_of_the_run_key(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    from rtlint.cache import runcache
+
+    monkeypatch.setenv("TERM", "xterm-256color")
+    coloured = runcache.Run(["pkg"], interactive=True).name
+    monkeypatch.setenv("TERM", "dumb")  # colour.wanted: no colour on a dumb terminal
+    assert runcache.Run(["pkg"], interactive=True).name != coloured

@@ -32,3 +32,22 @@ def test_split_lines_matches_the_tokenizer(text: str) -> None:
 def test_form_feed_and_line_separator_do_not_end_lines() -> None:
     assert split_lines("a\x0cb\nc\u2028d\r\ne") == ["a\x0cb\n", "c\u2028d\r\n", "e"]
     assert split_lines("a\nb\r") == ["a\n", "b\r"]
+
+
+def test_one_line_splitter_feeds_every_tokenizer() -> None:
+    """Lines end at \\r, \\r\\n and \\n alike everywhere (issue 25, item 10): every tokenizer
+    call goes through rtlint.core.source.generate_tokens, none reads io.StringIO's lines."""
+    import re
+    from pathlib import Path
+
+    from rtlint.core.source import generate_tokens
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = []
+    for path in [*root.joinpath("rtlint").rglob("*.py"), *root.joinpath("rules").rglob("*.py")]:
+        text = path.read_text()
+        if re.search(r"StringIO\([^)]*\)\.readline|tokenize\.generate_tokens\(", text) and path.name != "source.py":
+            offenders.append(str(path.relative_to(root)))
+    assert offenders == []
+    rows = [t.start[0] for t in generate_tokens("a = 1 + \\\r    2  # c\rb = (\r\n 3)\n") if t.type == 4]
+    assert rows == [2, 4]  # NEWLINE tokens: the continuation and the brackets joined, as Python reads them

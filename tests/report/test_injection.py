@@ -26,6 +26,8 @@ INJECTIONS = {
     "percent": "%0A::warning::x%0D%25",
     "bidi": "\u202eevil\u2066",
     "separator": "\u2028\u0085",
+    "legacy": "##[error]forged",
+    "leading": "  ::error::forged",
 }
 UNDECODABLE = b"bad\xff\xfe.py"
 _CONTROL = re.compile(
@@ -61,7 +63,13 @@ def parse_workflow_command(line: str) -> tuple[str, dict[str, str], str] | None:
 def shown_by_github(value: str) -> str:
     """What an annotation shows: CR and LF kept (GitHub's own escaping carries them), the
     other controls made visible as text output shows them."""
-    return escape.text(value.replace("\r", "\0").replace("\n", "\1")).replace("\\x00", "\r").replace("\\x01", "\n")
+    return escape.controls(value.replace("\r", "\0").replace("\n", "\1")).replace("\\x00", "\r").replace("\\x01", "\n")
+
+
+def runs_a_command(line: str) -> bool:
+    """Whether the runner would take a log line for a workflow command: `::` after the
+    white space it trims (TryParseV2), or `##[` anywhere (the legacy TryParse)."""
+    return line.lstrip().startswith("::") or "##[" in line
 
 
 def runner_lines(stdout: str) -> list[str]:
@@ -81,6 +89,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open(os.path.join(os.fsencode(root), UNDECODABLE), "w") as handle:
         handle.write(BUGGY)
     (root / "quotes.py").write_text("".join(f"rtlint_quote('''{v}''')\n" for v in INJECTIONS.values()) + "\n")
+    (root / "::add-mask::x.py").write_text(BUGGY)  # a top-level name that is a workflow command
     (root / "esc_line.py").write_text("rtlint_quote(1)  # \x1b[31m\u202e\n")
     return root
 
@@ -124,6 +133,9 @@ def test_text_shows_every_control_escaped(tree: Path, findings: list[dict]) -> N
     assert len([line for line in lines if not line.startswith("    ")]) == len(findings)
     assert "bad\\xff\\xfe.py:" in stdout and "\\x1b[31m" in stdout and "\\u202e" in stdout
     assert "newline_\\n::add-mask::hidden\\n.py:" in stdout
+    # no line, of findings or of source, is a workflow command
+    assert not any(runs_a_command(line) for line in runner_lines(stdout)), stdout
+    assert "\\x3a:add-mask::x.py:" in stdout and "##\\x5berror]forged" in stdout
 
 
 def test_github_lines_are_only_our_annotations(tree: Path, findings: list[dict]) -> None:
@@ -168,5 +180,132 @@ def test_github_round_trip(name: str) -> None:
 
 def test_text_escapes() -> None:
     assert escape.text("a\nb\x1b[0m\u202ec\udcff\t") == "a\\nb\\x1b[0m\\u202ec\\xff\\t"
-    assert escape.source_line("\tx = '\x1b'") == "\tx = '\\x1b'"  # a tab stays in a source line
+    assert escape.marked_source_line("\tx = '\x1b'", 0, 1) == ("\tx = '\\x1b'", 0, 1)  # a tab stays
     assert escape.visible("caf\u00e9 \udcff\n") == "caf\u00e9 \\xff\n"  # JSON escapes the rest itself
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        ("::add-mask::x", "\\x3a:add-mask::x"),
+        ("  \u3000::error::x", "  \u3000\\x3a:error::x"),  # after any white space the runner trims
+        ("\t::error::x", "\\t::error::x"),  # a tab shown as \t: no line start
+        ("x ##[error]y ###[z", "x ##\\x5berror]y ###\\x5bz"),
+        ("a::b", "a::b"),
+    ],
+)
+def test_text_neutralises_workflow_commands(value: str, shown: str) -> None:
+    assert escape.text(value) == shown
+    assert not runs_a_command(escape.text(value))
+
+
+@pytest.mark.parametrize(
+    "source, line, column, end_column",
+    [
+        ('x = """\n    ::error::forged"""\n', 2, 5, 12),
+        ('x = """\n\t::error::forged"""\n', 2, 2, 4),
+        ("x = 1  # ##[error]forged ##[warning]w\n", 1, 12, 20),
+        ('x = """\n  ::"""  # \x1b[31m ##[x]\n', 2, 3, 5),
+    ],
+)
+def test_show_source_never_prints_a_command(source: str, line: int, column: int, end_column: int) -> None:
+    finding = Finding("RTL001", "stale-mirror-snapshot", "m", line, column, line, end_column, path="a.py")
+    lines = output.text([finding], show_source=True, sources={"a.py": source}).splitlines()
+    assert len(lines) == 3 and not any(runs_a_command(shown) for shown in lines), lines
+    # the caret is under what it marks, in what is shown
+    raw = source.splitlines()[line - 1]
+    shown, offset, width = escape.marked_source_line(raw, column - 1, end_column - 1)
+    assert lines[1] == "    " + shown and lines[2] == "    " + " " * offset + "^" * width
+    assert shown.replace("\\x3a", ":").replace("\\x5b", "[").replace("\\x1b", "\x1b") == raw
+    marked = raw[column - 1 : end_column - 1]
+    assert width == len(marked) + 3 * (marked.count("[") + marked.startswith(":"))
+
+
+# -- --diff and --show-fixes (issue 25, item 3) ------------------------------------------------
+
+DIFF_NAMES = ["esc_\x1b[2J.py", "nl_\n::add-mask::x.py", 'quote_"\\.py', "legacy_##[error]x.py", "plain.py"]
+FIXABLE = 'x = """\n  ::error::forged\n"""\nrtlint_marker(1)\ny = 2\n'
+FIXABLE_CONTROL = "x = 1  # \x1b[31m ##[error]forged\nrtlint_marker(1)\n"
+
+
+def _diff_tree(root: Path, control: bool) -> None:
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "pyproject.toml").write_text("[tool.rtlint]\n")
+    for name in DIFF_NAMES:
+        (root / name).write_text(FIXABLE)
+    if control:
+        (root / "control.py").write_text(FIXABLE_CONTROL)
+    with open(os.path.join(os.fsencode(root), UNDECODABLE), "w") as handle:
+        handle.write(FIXABLE)
+
+
+def _fixed(root: Path) -> dict[bytes, bytes]:
+    names = [name for name in os.listdir(os.fsencode(root)) if name.endswith(b".py")]
+    return {name: open(os.path.join(os.fsencode(root), name), "rb").read() for name in names}
+
+
+def test_diff_shows_no_control_and_still_applies(tmp_path: Path) -> None:
+    tree, expected = tmp_path / "tree", tmp_path / "expected"
+    _diff_tree(tree, control=False)
+    _diff_tree(expected, control=False)
+    process = run(tree, "--diff", "--show-fixes")
+    stdout = process.stdout.decode("utf-8", "surrogateescape")
+    for line in runner_lines(stdout):
+        assert not _CONTROL.search(line) and not runs_a_command(line), line
+    stderr = process.stderr.decode("utf-8")
+    assert not any(_CONTROL.search(line) or runs_a_command(line) for line in runner_lines(stderr)), stderr
+    assert "esc_\\x1b[2J.py:" in stderr and "escaped" not in stderr  # --show-fixes: the path escaped
+    assert ' "a/quote_\\"\\\\.py"' in stdout and '"a/esc_\\033[2J.py"' in stdout  # quoted as git quotes
+    # the patch, read from what was shown, applies with git apply and with patch
+    run_fixes = subprocess.run(
+        [sys.executable, "-m", "rtlint", "--no-cache", "--fix", "."],
+        cwd=expected,
+        env=clean_env(
+            RTLINT_EXTRA_RULES="tests.support.fault_rules", PYTHONPATH=str(Path(__file__).resolve().parents[2])
+        ),
+        capture_output=True,
+    )
+    assert run_fixes.returncode in (0, 1), run_fixes.stderr
+    applied = subprocess.run(["git", "apply", "-p1", "-"], cwd=tree, input=process.stdout, capture_output=True)
+    assert applied.returncode == 0, applied.stderr
+    assert _fixed(tree) == _fixed(expected)
+    assert b"rtlint_fixed(1)" in _fixed(tree)[b"plain.py"]
+
+
+def test_diff_counts_the_lines_it_had_to_escape(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    _diff_tree(tree, control=True)
+    process = run(tree, "--diff")
+    stdout = process.stdout.decode("utf-8", "surrogateescape")
+    assert not any(_CONTROL.search(line) or runs_a_command(line) for line in runner_lines(stdout)), stdout
+    assert "\\x1b[31m ##\\x5berror]forged" in stdout
+    assert "1 line(s) of the diff hold control characters" in process.stderr.decode()
+    # --output-file has the exact patch, which applies
+    exact = tmp_path / "fix.patch"
+    run(tree, "--diff", "--output-file", str(exact))
+    assert "\x1b[31m ##[error]forged" in exact.read_text()
+    applied = subprocess.run(["git", "apply", "-p1", str(exact)], cwd=tree, capture_output=True)
+    assert applied.returncode == 0, applied.stderr
+    assert (tree / "control.py").read_text() == FIXABLE_CONTROL.replace("rtlint_marker", "rtlint_fixed")
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [
+        "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n   ::error::x\n-a\n+b\n ::y\n\\ No newline at end of file\n",
+        "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n ##[z\n",
+        "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\r\n+\x1b\r\n",
+    ],
+)
+def test_escaped_diff_keeps_its_hunks(diff: str, tmp_path: Path) -> None:
+    shown, escaped = escape.diff(diff)
+    assert not any(runs_a_command(line) or _CONTROL.search(line) for line in shown.splitlines()), shown
+    assert escaped == diff.count("##[") + diff.count("\x1b")
+    if not escaped:  # what stays exact applies alike
+        old = "  ::error::x\na\n::y"
+        (tmp_path / "x.py").write_text(old)
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        applied = subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=shown.encode(), capture_output=True)
+        assert applied.returncode == 0, applied.stderr
+        assert (tmp_path / "x.py").read_text() == old.replace("\na\n", "\nb\n")

@@ -8,8 +8,7 @@ import sys
 import venv
 from pathlib import Path
 
-import pytest
-
+from tests.support.offline import unavailable
 from tests.support.wheels import cache_root
 
 # pinned so that a new formatter release cannot change what the tests expect (ruff as bench/)
@@ -17,7 +16,7 @@ REQUIREMENTS = ["ruff==0.17.6", "black==26.10.1"]
 
 
 def formatter_bin(name: str) -> Path:
-    """The path of `ruff` or `black`; skips the test when they cannot be installed."""
+    """The path of `ruff` or `black`; a failed install fails the test (tests.support.offline)."""
     py = f"py{sys.version_info.major}{sys.version_info.minor}"
     folder = cache_root() / f"formatters-{'-'.join(r.replace('==', '') for r in REQUIREMENTS)}-{py}"
     marker = folder / ".complete"
@@ -30,6 +29,6 @@ def formatter_bin(name: str) -> Path:
             timeout=600,
         )
         if process.returncode != 0:
-            pytest.skip(f"cannot install {REQUIREMENTS}: {process.stderr.strip()[-300:]}")
+            unavailable(" ".join(REQUIREMENTS), process.stderr.strip()[-300:])
         marker.write_text("ok\n")
     return folder / "bin" / name

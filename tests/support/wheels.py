@@ -9,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
+from tests.support.offline import unavailable
 
 
 def cache_root() -> Path:
@@ -18,8 +18,8 @@ def cache_root() -> Path:
 
 
 def unpacked(requirement: str) -> Path:
-    """The folder a wheel such as "livekit-agents==1.8.8" unpacks to; skips the test when
-    the package index cannot be reached."""
+    """The folder a wheel such as "livekit-agents==1.8.8" unpacks to; a failed download
+    fails the test (tests.support.offline)."""
     target = cache_root() / "wheels" / requirement.replace("==", "-")
     marker = target / ".complete"
     if marker.exists():
@@ -45,7 +45,7 @@ def unpacked(requirement: str) -> Path:
     )
     wheels = sorted(download.glob("*.whl"))
     if process.returncode != 0 or not wheels:
-        pytest.skip(f"cannot download {requirement}: {process.stderr.strip()[-300:]}")
+        unavailable(requirement, process.stderr.strip()[-300:])
     target.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(wheels[0]) as archive:
         archive.extractall(target)

@@ -226,3 +226,40 @@ def test_the_tree_mapping_is_flake8s_on_every_line(module: str) -> None:
     assert [cheap._line_text(n) for n in range(1, len(lines) + 1)] == [
         exact._line_text(n) for n in range(1, len(lines) + 1)
     ]
+
+
+# -- lines ended by \r, \r\n and \n alike (issue 25, item 10) ------------------------------------
+
+SPLIT_NOQA = BUGGY.replace(
+    "ctx = self._rt_session.chat_ctx.copy()", "ctx = self._rt_session.chat_ctx \\\n            .copy()  # noqa: RTL001"
+)
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_a_noqa_on_a_multiline_statement_with_any_line_ending(ending: str, tmp_path: Path) -> None:
+    from tests.support.cli import run_main
+
+    text = SPLIT_NOQA.replace("\n", ending)
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    (tmp_path / "a.py").write_bytes(text.encode())
+    assert not Suppressions(text, True, ast.parse(text)).suppressed(BUGGY_LINE, "RTL002")
+    assert Suppressions(text, True, ast.parse(text)).suppressed(BUGGY_LINE, "RTL001")
+    assert Suppressions(text, True, None).suppressed(BUGGY_LINE, "RTL001")  # flake8's own way, the whole file
+    # flake8 agrees: no finding
+    assert flake8("--select", "RTL", "a.py", cwd=tmp_path).stdout.strip() == ""
+    # --add-noqa on a file with one more finding: it runs, and adds one comment
+    (tmp_path / "b.py").write_bytes(
+        (text + BUGGY.replace("class Activity", "class Other").replace("\n", ending)).encode()
+    )
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        added = run_main("--no-cache", "--add-noqa", "b.py")
+    finally:
+        os.chdir(here)
+    assert added.exit_code in (0, 1), added.stderr
+    fixed = (tmp_path / "b.py").read_bytes().decode()
+    assert fixed.count("# noqa: RTL001") == 2 and fixed.replace("  # noqa: RTL001", "", 1) != fixed
+    assert fixed.count(ending) == text.count(ending) + BUGGY.count("\n")
