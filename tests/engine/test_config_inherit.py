@@ -237,6 +237,8 @@ def test_a_link_takes_its_targets_configuration(tmp_path: Path, monkeypatch: pyt
     assert len(found.targets) == 1  # once, under one name
     server = _server_findings(tmp_path / "a" / "agent.py", tmp_path)
     assert [code for _, _, code in server] == ["RTL001"]
+    by_flake8 = flake8("--select", "RTL0", "a/agent.py", cwd=tmp_path).stdout
+    assert "RTL001" in by_flake8, by_flake8
 
     # reversed: the file lives in the folder that ignores every rule; a link to it elsewhere
     # must not get it fixed
@@ -247,3 +249,14 @@ def test_a_link_takes_its_targets_configuration(tmp_path: Path, monkeypatch: pyt
     assert run_main("--no-cache", "--fix", ".").exit_code == 0
     assert run_main("--no-cache", "--fix", "src").exit_code == 0
     assert (tmp_path / "a" / "agent.py").read_text() == BUGGY
+
+
+def test_the_readmes_configuration_sample_is_valid(tmp_path: Path) -> None:
+    from tests.support.cli import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sample = readme[readme.index("## Configuration") :].split("```toml\n", 1)[1].split("```", 1)[0]
+    assert "extend-select" in sample and "unfixable" in sample
+    (tmp_path / "pyproject.toml").write_text(sample.replace('# extend = "../pyproject.toml"', ""))
+    config = config_module.load(None, tmp_path / "a.py")
+    assert config.selects("RTL100") and not config.fix_allowed("RTL006")
