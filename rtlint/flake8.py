@@ -25,37 +25,32 @@ _FLAKE8_OWN = {"RTL900", "RTL901"}
 
 
 @cache
-def _config_file_in(directory: Path) -> Path | None:
-    """The nearest .rtlint.toml, or pyproject.toml with [tool.rtlint], at or above
-    `directory` (as rtlint itself finds it), memoised per folder so a checkout of N files
-    reads each pyproject.toml once, not N times."""
-    if (directory / ".rtlint.toml").is_file():
-        return directory / ".rtlint.toml"
-    candidate = directory / "pyproject.toml"
-    if candidate.is_file():
-        try:
-            data = config_module._read_toml(candidate)
-        except config_module.ConfigError as exc:
-            raise ExecutionError(f"rtlint: {exc}") from None
-        if "rtlint" in data.get("tool", {}):
-            return candidate
-    if directory.parent == directory:
-        return None
-    return _config_file_in(directory.parent)
+def _finder(explicit: Path | None) -> config_module.Finder:
+    """The configuration of each file, resolved as `rtlint check` resolves it (one Finder per
+    process: a checkout of N files reads each configuration once, not N times)."""
+    return config_module.Finder(explicit)
 
 
-@cache
-def _engine(config_file: Path | None) -> tuple[config_module.Config, RuleSet]:
-    """Config and instantiated rules, built once per configuration file."""
+_RULESETS: dict[int, tuple[config_module.Config, RuleSet]] = {}
+
+
+def _engine(path: Path, explicit: Path | None) -> tuple[config_module.Config, RuleSet]:
+    """The configuration of `path` and its rules, built once per configuration."""
     try:
-        if config_file is None:
-            config = config_module.Config(root=Path.cwd())
-        else:
-            config = config_module.load(config_file, config_file.parent)
-        return config, RuleSet(config.enabled_rules(), config.settings())
+        config = _finder(explicit).for_path(path)
+        if id(config) not in _RULESETS:
+            _RULESETS[id(config)] = (config, RuleSet(config.enabled_rules(), config.settings()))
+        return _RULESETS[id(config)]
     except (config_module.ConfigError, registry.RegistryError) as exc:
         # flake8 prints this as a critical error and exits non-zero, without a traceback
         raise ExecutionError(f"rtlint: {exc}") from None
+
+
+def _unused_selected(select: list[str] | None) -> bool:
+    """Whether flake8's own --select/--extend-select names RTL100 (or a prefix of it), as
+    rtlint's --select does: `flake8 --select RTL` reports unused suppressions like `rtlint
+    check --select RTL`; flake8's default selection (every plugin's prefix) does not."""
+    return any("RTL100".startswith(code.strip().upper()) for code in select or () if code.strip())
 
 
 class Plugin:
@@ -63,6 +58,8 @@ class Plugin:
     version = __version__
     # set from --rtlint-config (or `rtlint-config =` in flake8's configuration)
     config_file: ClassVar[Path | None] = None
+    # flake8's --select or --extend-select names RTL100
+    report_unused: ClassVar[bool] = False
 
     def __init__(self, tree: ast.Module, filename: str, lines: list[str]) -> None:
         self.tree = tree
@@ -84,22 +81,32 @@ class Plugin:
     def parse_options(cls, options: Any) -> None:
         value = getattr(options, "rtlint_config", None)
         cls.config_file = Path(value).resolve() if value else None
-
-    def _config_file(self, path: Path) -> Path | None:
-        if self.config_file is not None:
-            return self.config_file
-        return _config_file_in(path.absolute().parent)
+        selected = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+        cls.report_unused = _unused_selected(selected)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         path = Path(self.filename)
-        config, ruleset = _engine(self._config_file(path))
+        if self.filename in ("stdin", "-"):
+            path = Path.cwd() / "-"
+        config, ruleset = _engine(path, self.config_file)
+        # the configured excludes cover the files flake8 is given inside the configuration's
+        # folder, as they cover an editor's buffer (flake8 has no notion of a file named
+        # explicitly: it is given them all)
+        if config.excludes_buffer(path):
+            return
         text = "".join(self.lines)
         ignored = config.ignored_in(path) if config.per_file_ignores else ()
+        for_file = ruleset.without(ignored)
+        unused_for = None
+        if self.report_unused or config.selects("RTL100"):
+            unused_for = [rule.code for rule in for_file.rules]
         # the pre-filter first: a file without the rules' tokens is never analysed
-        rules = ruleset.without(ignored).applicable(text.encode("utf-8", "surrogatepass"))
-        if not rules:
+        rules = for_file.applicable(text.encode("utf-8", "surrogatepass"))
+        if not rules and (unused_for is None or "RTL" not in text):
             return
-        findings = lint_text(text, self.filename, rules, ruleset.settings, honour_noqa=False, tree=self.tree)
+        findings = lint_text(
+            text, self.filename, rules, ruleset.settings, honour_noqa=False, tree=self.tree, unused_for=unused_for
+        )
         for f in findings:
             if f.code not in _FLAKE8_OWN:
                 yield f.line, f.column - 1, f"{f.code} [{f.name}] {f.message}", type(self)

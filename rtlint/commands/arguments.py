@@ -35,10 +35,38 @@ class _Parser(argparse.ArgumentParser):
         if message:
             (self._out if file is None or file is sys.stdout else file).write(message)
 
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        # `--add-noqa[=REASON]`, as ruff spells it: the reason only after `=`, so that
+        # `--add-noqa src/` still names a path
+        args = list(sys.argv[1:] if args is None else args)
+        reason = None
+        for index, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg.startswith("--add-noqa="):
+                reason, args[index] = arg.split("=", 1)[1], "--add-noqa"
+        parsed = super().parse_args(args, namespace)
+        if hasattr(parsed, "add_noqa"):
+            parsed.noqa_reason = _reason(reason) if reason is not None else ""
+        return parsed
+
     def exit(self, status: int = 0, message: str | None = None) -> None:
         if message:
             self._print_message(message, sys.stderr)
         raise ParserExit(status)
+
+
+def _reason(value: str) -> str:
+    """The reason `--add-noqa=REASON` writes after the codes: one line of text, whose first
+    word is not code-like (flake8 would read `X1 legacy` as a code `X1`)."""
+    import re
+
+    value = value.strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in value) or "#" in value:
+        raise UsageError("--add-noqa=REASON: the reason must be one line of text without '#'")
+    if re.match(r"[A-Za-z]+[0-9]+\b", value):
+        raise UsageError(f"--add-noqa=REASON: the reason must not start with a code-like word ({value.split()[0]})")
+    return value
 
 
 def _codes(value: str) -> list[str]:
@@ -66,7 +94,10 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
     fixing.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
     fixing.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
     fixing.add_argument(
-        "--add-noqa", action="store_true", help="suppress every finding with a '# noqa: CODE' comment (to adopt rtlint)"
+        "--add-noqa",
+        action="store_true",
+        help="suppress every finding with a '# noqa: CODE' comment (to adopt rtlint); '--add-noqa=REASON' "
+        "writes REASON after the codes",
     )
     fixing.add_argument(
         "--baseline",
@@ -87,6 +118,13 @@ def check_parser(out: TextIO) -> argparse.ArgumentParser:
         "--ignore", type=_codes, default=[], metavar="CODES", help="comma-separated codes or prefixes not to run"
     )
     selection.add_argument("--config", type=Path, metavar="FILE", help="pyproject.toml or rtlint TOML file to use")
+    selection.add_argument(
+        "--show-settings",
+        type=Path,
+        metavar="FILE",
+        help="print the settings FILE is linted with and where each came from (its configuration, what that "
+        "extends, the command line, the defaults), then exit",
+    )
     selection.add_argument(
         "--force-exclude",
         action="store_true",

@@ -84,6 +84,14 @@ def check(
         plan = resolve(argv, stdout, stdin)
     except ParserExit as done:
         return done.status
+    if plan.args.show_settings is not None:
+        from rtlint.commands import settings
+
+        if inputs is not None:
+            inputs["uncacheable"] = True  # it reads configurations only: never replayed
+        path = plan.args.show_settings
+        settings.show(path, plan.finder.for_path(path), plan.args, stdout)
+        return EXIT_CLEAN
     ran = run(plan, stderr, inputs)
     report = None
     if plan.args.output_file is not None:
@@ -139,11 +147,13 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
             config.force_exclude = True
         config.rule_classes = config.enabled_rules(args.select, args.ignore)
         config.report_unused = config.selects("RTL100", args.select, args.ignore)
+        if config.report_unused:  # RTL100 judges by what the configuration enables (with --ignore)
+            config.judged_classes = config.enabled_rules(None, args.ignore)
 
     # each file is linted with its nearest configuration (or the one given by --config)
     finder = config_module.Finder(args.config, prepare)
     try:
-        for given in paths:
+        for given in [*paths, *([args.show_settings] if args.show_settings is not None else [])]:
             finder.for_path(Path(given))  # configuration errors are usage errors, before any run
     except (config_module.ConfigError, registry.RegistryError) as exc:
         raise UsageError(escape.text(str(exc))) from None
@@ -155,6 +165,7 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
         use_cache=not args.no_cache,
         jobs=args.jobs,
         add_noqa=args.add_noqa,
+        noqa_reason=args.noqa_reason,
     )
     writable = _writable_roots(paths) if source is None else (set(), set())
     plan = Plan(args, finder, paths, options, source, writable)
@@ -203,6 +214,8 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     for target in found.targets:
         groups.setdefault(id(target.config), (target.config, []))[1].append(target)
     for config, targets in groups.values():
+        if config.shadows is not None:
+            ran.notes.append(_shadowing_note(config, len(targets)))
         reports = Runner(config, config.rule_classes, plan.options, explicit).run(targets)
         ran.reports.extend(reports)
         if not _enables_any(config):
@@ -214,6 +227,20 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     if inputs is not None:
         _note_inputs(inputs, found, plan.finder, plan.paths, ran.reports)
     return ran
+
+
+def _shadowing_note(config: Config, files: int) -> str:
+    """A nested configuration without `extend` is used alone (as ruff uses it): said, since
+    what the one above sets (the vocabulary too) does not apply below it."""
+    from rtlint.engine.runner import display_path
+
+    assert config.source is not None and config.shadows is not None
+    relative = os.path.relpath(config.shadows, config.source.resolve().parent)
+    return (
+        f"{display_path(config.source)} is used alone for the {files} file{'s' if files != 1 else ''} below it: "
+        f"it does not extend {display_path(config.shadows)}, whose settings do not apply there "
+        f'(add `extend = "{Path(relative).as_posix()}"` to inherit them; --show-settings FILE shows what applies)'
+    )
 
 
 def _run_stdin(source: StdinSource, config: Config, options: RunOptions, ran: Ran) -> list[FileReport]:

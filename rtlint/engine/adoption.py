@@ -32,14 +32,14 @@ def _where(finding: Finding) -> tuple[int, str, str]:
     return (finding.line, finding.code, finding.message)
 
 
-def with_noqa(text: str, findings: Sequence[Finding], relint: Relint) -> FixOutcome:
+def with_noqa(text: str, findings: Sequence[Finding], relint: Relint, reason: str = "") -> FixOutcome:
     """`text` with a `# noqa: CODE` for every finding rtlint can suppress (not the engine's
     codes: a file that does not parse cannot be suppressed, nor can RTL100 be baselined)."""
     wanted = [f for f in findings if f.code not in registry.ENGINE_CODES]
     if not wanted:
         return FixOutcome(text, list(findings))
     try:
-        candidate = add_noqa(text, [(f.line, f.code) for f in wanted])
+        candidate = add_noqa(text, [(f.line, f.code) for f in wanted], reason)
     except NoqaError as exc:
         return FixOutcome(text, list(findings), failure=f"noqa not added: {exc}")
     if not _same_program(text, candidate):
@@ -64,19 +64,28 @@ def fix_with_suppressions(
     relint: Relint,
     tree=None,
     line_length: int | None = None,
+    allowed: Callable[[str], bool] | None = None,
 ) -> FixOutcome:
     """The rules' fixes, then (with RTL100 on) the removal of the suppressions that the
-    fixed text no longer needs."""
+    fixed text no longer needs; `allowed` says which codes may be fixed (`unfixable`)."""
     if any(f.fixable and f.code != UNUSED for f in findings):
         outcome = fix_text(
-            text, display_path, rules, settings, unsafe=unsafe, findings=findings, tree=tree, line_length=line_length
+            text,
+            display_path,
+            rules,
+            settings,
+            unsafe=unsafe,
+            findings=findings,
+            tree=tree,
+            line_length=line_length,
+            allowed=allowed,
         )
     else:
         outcome = FixOutcome(text, findings)
     if outcome.failure:
         crashed = [outcome.crash] if outcome.crash else []
         return FixOutcome(text, [*findings, *crashed], failure=outcome.failure, crash=outcome.crash)  # RTL100 included
-    if unused_for is None:
+    if unused_for is None or (allowed is not None and not allowed(UNUSED)):
         return outcome
     current = relint(outcome.text) if outcome.text != text else findings
     unused = [f for f in current if f.code == UNUSED]

@@ -1,8 +1,9 @@
 """Which files to lint: explicit files always; Python files under directories, minus what
 .gitignore files and the configured excludes leave out. Directory symlinks are not followed
 (no loops); a file is only ever written inside the paths the user gave. Each file gets the
-configuration nearest to it (a folder with its own configuration uses it below), so a walk,
-a list of files and flake8 agree; a file reached twice is listed once."""
+configuration nearest to its real path (a folder with its own configuration uses it below;
+a link to a file takes its target's), so a walk, a list of files, flake8 and the server
+agree; a file reached twice is listed once, under the first name found."""
 
 from __future__ import annotations
 
@@ -199,9 +200,17 @@ def discover(paths: list[str], configs: Finder | Config) -> Discovery:
                     else:  # a folder with its own configuration: its excludes apply below it
                         below = _relative_to(str(real / name), str(child_config.root.resolve()))
                         stack.append((Path(entry.path), real / name, child_config, child_config.excluder(), below))
+                elif entry.is_symlink():
+                    # one file, one configuration: a link takes its target's (the nearest to
+                    # the real path, as ruff does), excludes included; its own folder only
+                    # decides whether the walk reaches it
+                    target_config = finder.for_path(Path(entry.path))
+                    if target_config is not config and target_config.is_excluded(Path(entry.path)):
+                        continue
+                    found.append((Path(entry.path), target_config, None))
                 else:
                     # resolving every file cost the standard library's walk ~0.1 s
-                    found.append((Path(entry.path), config, None if entry.is_symlink() else real / name))
+                    found.append((Path(entry.path), config, real / name))
         for child, child_config, child_real in sorted(found, key=lambda item: item[0]):
             add(child, root, child_config, child_real)
     probes.update(gitignores.probes)

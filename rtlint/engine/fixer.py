@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import traceback
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rtlint.core.context import FixContext
@@ -155,6 +155,7 @@ def fix_text(
     only: Finding | None = None,
     tree=None,
     line_length: int | None = None,
+    allowed: Callable[[str], bool] | None = None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are made together on the text; the others
@@ -163,7 +164,8 @@ def fix_text(
     broken to fit it.
 
     With `only` (one of `findings`), that finding's fix alone is applied and verified, in
-    one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report."""
+    one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report.
+    `allowed` says which codes may be fixed at all (the configuration's `unfixable`)."""
     by_code = {rule.code: rule for rule in rules}
     if tree is None:
         try:
@@ -197,6 +199,7 @@ def fix_text(
             for f in findings
             if f.code in by_code
             and (f.fixable == "safe" or (unsafe and f.fixable == "unsafe"))
+            and (allowed is None or allowed(f.code))
             and (only is None or f is only)
         ]
         if not wanted:

@@ -116,13 +116,15 @@ def lint_text(
     parse_always: bool = False,
     tree: ast.Module | None = None,
     unused_for: Collection[str] | None = None,
+    judge_only: Collection[str] = (),
 ) -> list[Finding]:
     """Findings of `rules` in `text`, suppressions applied, in a stable order. With no rule
     to run the file is not parsed at all, unless `parse_always` (to report syntax errors).
     `tree` is the file's syntax tree when the caller has one already (flake8 does);
     `honour_noqa=False` leaves `# noqa` to the caller (flake8 applies it itself).
     `unused_for`, the codes of the rules enabled for the file, turns on RTL100 (suppressions
-    that suppress nothing)."""
+    that suppress nothing); the findings of the rules in `judge_only` serve RTL100 alone
+    and are not returned."""
     if not rules and not parse_always and unused_for is None:
         return []
     try:
@@ -156,4 +158,6 @@ def lint_text(
             [*ordered, *unused_suppressions(text, display_path, ordered, unused_for, registry.known_codes())],
             key=lambda f: f.sort_key,
         )
+    if judge_only:
+        ordered = [f for f in ordered if f.code not in judge_only]
     return filter_findings(ordered, text, honour_noqa, tree)

@@ -36,6 +36,7 @@ class RunOptions:
     use_cache: bool = True
     jobs: int | None = None
     add_noqa: bool = False  # suppress every finding instead of fixing it
+    noqa_reason: str = ""  # written after the codes of a comment --add-noqa writes
 
     @property
     def fixing(self) -> bool:
@@ -91,7 +92,12 @@ class Runner:
     ) -> None:
         self.config = config
         self.settings = config.settings()
-        self.ruleset = RuleSet(rule_classes, self.settings)
+        # with RTL100 on, the rules the configuration enables run too, so that a suppression
+        # is judged by them when the command line selects fewer (`--select RTL100` alone);
+        # their findings are not reported (`judge_only`)
+        judged = [cls for cls in config.judged_classes if cls not in rule_classes] if config.report_unused else []
+        self.judge_only = frozenset(cls.code for cls in judged)
+        self.ruleset = RuleSet([*rule_classes, *judged], self.settings)
         self.options = options
         self.explicit = explicit
         self.cache: Cache | None = None
@@ -100,9 +106,10 @@ class Runner:
                 [
                     self.settings.fingerprint(),
                     ",".join(r.code for r in self.ruleset.rules),
-                    repr(sorted(config.per_file_ignores.items())),
+                    config.fingerprint(),
                     f"fix_edits={options.fix_edits}",
                     f"unused={config.report_unused}",
+                    "judged=" + ",".join(sorted(self.judge_only)),
                 ]
             )
             self.cache = Cache(config.cache_folder, fingerprint)
@@ -163,20 +170,42 @@ class Runner:
         rules = self._rules_for(job.target, job.raw)
         text = job.source.text
         unused_for = self._unused_for(job.target)
+        judge_only = self.judge_only
+        if judge_only:
+            judged, rules = rules, [rule for rule in rules if rule.code not in judge_only]
+        else:
+            judged = rules
 
         def relint(candidate: str) -> list[Finding]:
-            return lint_text(candidate, job.display, rules, self.settings, parse_always=True, unused_for=unused_for)
+            return lint_text(
+                candidate,
+                job.display,
+                judged,
+                self.settings,
+                parse_always=True,
+                unused_for=unused_for,
+                judge_only=judge_only,
+            )
 
-        tree = _ast_tree(text, job.display) if rules and (self.options.fixing or self.options.fix_edits) else None
+        tree = _ast_tree(text, job.display) if judged and (self.options.fixing or self.options.fix_edits) else None
         findings = lint_text(
-            text, job.display, rules, self.settings, parse_always=job.explicit, tree=tree, unused_for=unused_for
+            text,
+            job.display,
+            judged,
+            self.settings,
+            parse_always=job.explicit,
+            tree=tree,
+            unused_for=unused_for,
+            judge_only=judge_only,
         )
         unfixed = findings
         reported, trees = text, {"tree": tree}  # the text whose findings are reported, its trees
         width = self._width(job.target)
         outcome = None
+        allowed = self.config.fix_allowed if self.config.fixability else None
+        findings = self._fixability(findings)
         if self.options.add_noqa:
-            outcome = with_noqa(text, findings, relint)
+            outcome = with_noqa(text, findings, relint, self.options.noqa_reason)
         elif self.options.fixing and any(f.fixable for f in findings):
             outcome = fix_with_suppressions(
                 text,
@@ -189,12 +218,13 @@ class Runner:
                 relint=relint,
                 tree=tree,
                 line_length=width,
+                allowed=allowed,
             )
         if outcome is not None:
             report.fixable_before = sum(
                 1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable)
             )
-            findings = outcome.findings
+            findings = self._fixability(outcome.findings)
             if not outcome.failure and outcome.text == text:
                 trees = {"tree": tree}
             if outcome.failure:
@@ -230,6 +260,15 @@ class Runner:
         if not (self.options.fixing or self.options.fix_edits):
             return None
         return line_length(self.config.line_length, target.path)
+
+    def _fixability(self, findings: list[Finding]) -> list[Finding]:
+        """Findings of the codes `unfixable` names (or `fixable` leaves out) are reported as
+        not fixable, and no fix of them is applied or attached."""
+        if self.config.fixability:
+            for finding in findings:
+                if finding.fixable and not self.config.fix_allowed(finding.code):
+                    finding.fixable, finding.fix = None, None
+        return findings
 
     def _without_ignored(self, target: Target, findings: list[Finding]) -> list[Finding]:
         """per-file-ignores also cover the engine's own codes (RTL900...)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -44,6 +45,7 @@ class Analysis:
     problem: str | None = None  # why nothing was linted (a configuration error)
     unused_for: list[str] | None = None  # the codes RTL100 judges, when it is selected
     line_length: int | None = None  # what the fixes' added lines are broken to, as --fix does
+    allowed: Any = None  # the codes the configuration lets be fixed (`unfixable`); None: all
     _fixes: dict[int | None, FixOutcome] = field(default_factory=dict, repr=False)
     _noqa: dict[int, list[types.TextEdit]] = field(default_factory=dict, repr=False)
 
@@ -72,6 +74,7 @@ class Analysis:
                     unused_for=self.unused_for,
                     relint=self.lint,
                     line_length=self.line_length,
+                    allowed=self.allowed,
                 )
             else:
                 outcome = fix_text(
@@ -83,6 +86,7 @@ class Analysis:
                     findings=self.findings,
                     only=finding,
                     line_length=self.line_length,
+                    allowed=self.allowed,
                 )
             self._fixes[key] = outcome
         return self._fixes[key]
@@ -119,7 +123,9 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
     path = document_path(document.uri)
     analysis = Analysis(document, display=_display(document.uri, path))
     try:
-        config = config_module.load(None, path if path is not None else fallback_root)
+        # resolved as `rtlint check` resolves it: the nearest configuration to the file's real
+        # path, with whatever it extends (read anew for each analysis: the editor may change it)
+        config = config_module.for_path(path if path is not None else fallback_root)
         ruleset = RuleSet(config.enabled_rules(), config.settings())
     except (config_module.ConfigError, registry.RegistryError) as exc:
         analysis.problem = f"rtlint: configuration error: {exc}"
@@ -141,6 +147,11 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
     findings = analysis.lint(text)
     if ignored:  # per-file ignores cover the engine's codes too, as in the runner
         findings = [f for f in findings if not f.code.startswith(tuple(ignored))]
+    if config.fixability:  # `unfixable`: reported, never fixed (as the runner does)
+        analysis.allowed = config.fix_allowed
+        for finding in findings:
+            if finding.fixable and not config.fix_allowed(finding.code):
+                finding.fixable, finding.fix = None, None
     analysis.findings = findings
     return analysis
 

@@ -19,12 +19,17 @@ def rule_url(code: str) -> str:
 
 
 ENGINE_PAGES = {
-    "RTL100": "A suppression that suppresses nothing: a `# noqa: RTL00N` or `# rtlint: ignore[RTL00N]` "
-    "on lines where that rule reports nothing, or an `RTL` code rtlint does not have. Off unless "
-    "selected (`--select RTL100`, or a selector that covers it such as `RTL`). Only codes of rules "
-    "that ran on the file are judged; other tools' codes and a bare `# noqa` are left alone. "
+    "RTL100": "A suppression that suppresses nothing, as ruff's RUF100: a code of a `# noqa: RTL00N` or "
+    "`# rtlint: ignore[RTL00N]` on lines where that rule reports nothing, a code of a rule that is not "
+    "enabled for the file (said so), a code given twice in one comment, an `RTL` code rtlint does not "
+    "have, and a file-level `# rtlint: noqa` or `# flake8: noqa` on a line with code (where neither "
+    "rtlint nor flake8 reads it). Off unless selected (`--select RTL100`, `extend-select = "
+    '["RTL100"]`, or a selector that covers it such as `RTL`). A suppression is judged by the rules '
+    "the configuration enables for the file, also when the command line selects RTL100 alone (they "
+    "run; their findings are not reported). Other tools' codes and a bare `# noqa` are left alone. "
     "`--fix` removes the unused code, or the whole comment when no code is left (the words after "
-    "it, its reason, go with it; a comment that follows it stays).",
+    "it, its reason, go with it; a comment that follows it stays); a misplaced file-level comment "
+    "is reported, not removed.",
     "RTL900": "A file that does not parse (with the parser's line and message). It is not "
     "analysed and never written; the run goes on with the other files.",
     "RTL901": "A file that cannot be read or decoded (permissions, NUL bytes, an encoding "

@@ -24,11 +24,14 @@ def _covers(codes_text: str | None, code: str) -> bool:
     return code in codes or code.startswith(codes)
 
 
-def noqa_edits(text: str, pairs: Iterable[tuple[int, str]]) -> list[Edit]:
+def noqa_edits(text: str, pairs: Iterable[tuple[int, str]], reason: str = "") -> list[Edit]:
     """The insertions that make flake8 (and rtlint) suppress `code` on `line` for every
     pair: codes are merged into a `# noqa:` comment the range has already, or a new
     `  # noqa: CODES` comment ends the range's last line. Pairs already suppressed, and
-    lines outside the text, give no edit. Edits are 1-based, end-exclusive, and ordered."""
+    lines outside the text, give no edit; a code the comment names already is never added
+    again. `reason` is written after the codes of a new comment, and after the merged codes
+    of one that has no words after its codes (as ruff's `--add-noqa=REASON`). Edits are
+    1-based, end-exclusive, and ordered."""
     by_line = {line: span for span in token_ranges(text) for line in range(span.first, span.last + 1)}
     lines = split_lines(text)
     wanted: dict[TokenRange, list[str]] = {}
@@ -38,13 +41,13 @@ def noqa_edits(text: str, pairs: Iterable[tuple[int, str]]) -> list[Edit]:
             wanted[found].append(code)
     edits = []
     for span, codes in wanted.items():
-        edit = _edit_for(span, codes, lines)
+        edit = _edit_for(span, codes, lines, reason)
         if edit is not None:
             edits.append(edit)
     return sorted(edits)
 
 
-def _edit_for(span: TokenRange, codes: list[str], lines: list[str]) -> Edit | None:
+def _edit_for(span: TokenRange, codes: list[str], lines: list[str], reason: str = "") -> Edit | None:
     joined = "".join(lines[span.first - 1 : span.last])
     match = NOQA.search(joined)
     missing = [c for c in codes if match is None or not _covers(match.group("codes"), c)]
@@ -60,11 +63,14 @@ def _edit_for(span: TokenRange, codes: list[str], lines: list[str]) -> Edit | No
         # after the last code, before any words or separators that follow it
         codes_text = match.group("codes")
         end = match.start("codes") + len(re.sub(r"[,\s]+$", "", codes_text)) - offset
-        return Edit(span.last, end + 1, span.last, end + 1, ", " + ", ".join(missing))
+        after = last.rstrip("\r\n")[end:]
+        words = after.split("#", 1)[0].strip()  # a reason the comment has already
+        suffix = f" {reason}" if reason and not words else ""
+        return Edit(span.last, end + 1, span.last, end + 1, ", " + ", ".join(missing) + suffix)
     content = last.rstrip("\r\n")
     trailing = len(content) - len(content.rstrip(" \t"))
     # after any other comment too (`# type: ignore  # noqa: X`): flake8 finds it anywhere
-    insertion = " " * max(0, 2 - trailing) + "# noqa: " + ", ".join(missing)
+    insertion = " " * max(0, 2 - trailing) + "# noqa: " + ", ".join(missing) + (f" {reason}" if reason else "")
     column = len(content) + 1
     return Edit(span.last, column, span.last, column, insertion)
 
@@ -79,7 +85,7 @@ def apply_inline_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(lines)
 
 
-def add_noqa(text: str, pairs: Iterable[tuple[int, str]]) -> str:
+def add_noqa(text: str, pairs: Iterable[tuple[int, str]], reason: str = "") -> str:
     """`text` with a `# noqa: CODE` for every (line, code) pair (see `noqa_edits`)."""
-    edits = noqa_edits(text, pairs)
+    edits = noqa_edits(text, pairs, reason)
     return apply_inline_edits(text, edits) if edits else text

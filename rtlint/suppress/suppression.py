@@ -1,4 +1,5 @@
-"""Inline suppression: `# noqa`, `# noqa: RTL001`, `# rtlint: ignore[RTL001]`.
+"""Suppression: inline `# noqa`, `# noqa: RTL001`, `# rtlint: ignore[RTL001]`; the file-level
+comments of rtlint and flake8 (comments.file_exemption).
 
 `# noqa` is read exactly as flake8 reads it, so the CLI and the flake8 plugin agree: the
 first `# noqa` comment on the reported line (or anywhere in a multi-line string token
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 
 from rtlint.core.astnodes import children
 from rtlint.core.source import generate_tokens, split_lines
-from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, split_codes, token_ranges
+from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, file_exemption, split_codes, token_ranges
 
 
 class Suppressions:
@@ -132,5 +133,12 @@ def filter_findings(findings: Iterable, text: str, honour_noqa: bool = True, tre
     findings = list(findings)
     if not findings:
         return findings
+    # `honour_noqa=False` (flake8's plugin): flake8 applies its own file-level comment
+    # itself, never rtlint's, which is read here in every case
+    exempt = file_exemption(text, honour_flake8=honour_noqa)
+    if exempt:
+        findings = [f for f in findings if not exempt.covers(f.code)]
+        if not findings:
+            return findings
     suppressions = Suppressions(text, honour_noqa, tree)
     return [f for f in findings if not suppressions.suppressed(f.line, f.code)]

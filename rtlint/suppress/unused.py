@@ -1,11 +1,15 @@
 """RTL100 unused-suppression: a `# noqa: RTL00N` or `# rtlint: ignore[RTL00N]` that
 suppresses nothing, and the edit that removes it.
 
-An engine code, not a rule: suppressions belong to the engine. A code is reported only
-when rtlint can know it is unused: it names a rule that ran on the file (enabled, not
-ignored for the file) and no finding of it is on the lines the comment covers, or it is an
-`RTL` code rtlint does not have. Codes of other tools, prefixes (`RTL0`) and a bare
-`# noqa` are left alone.
+An engine code, not a rule: suppressions belong to the engine. As ruff's RUF100, a code
+of a `# noqa:` or `# rtlint: ignore[...]` is reported when no finding of it is on the lines
+the comment covers (judged by the rules the configuration enables for the file, even when
+the command line selects only RTL100), when it names a rule that is not enabled for the
+file (said so: ignored, not selected, or a per-file ignore), when it is given twice in one
+comment, and when it is an `RTL` code rtlint does not have. A file-level comment (rtlint's
+or flake8's) on a line with code, where neither tool reads it, is reported too.
+Codes of other tools, prefixes (`RTL0`) and a bare `# noqa` (which may suppress another
+tool's findings) are left alone.
 """
 
 from __future__ import annotations
@@ -16,7 +20,14 @@ from dataclasses import dataclass
 
 from rtlint.core.findings import ENGINE_CODES, Edit, Finding, Fix
 from rtlint.core.source import split_lines
-from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, token_ranges
+from rtlint.suppress.comments import (
+    FLAKE8_ANYWHERE,
+    MISPLACED_FILE_NOQA,
+    NOQA,
+    RTLINT_IGNORE,
+    NoqaError,
+    token_ranges,
+)
 
 UNUSED = "RTL100"
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
@@ -93,57 +104,91 @@ def unused_suppressions(
     text: str, path: str, findings: Sequence[Finding], enabled: Collection[str], known: Collection[str]
 ) -> list[Finding]:
     """RTL100 findings for `text`, given every finding before suppression, the codes of the
-    rules that ran on it and every code rtlint knows."""
-    if "RTL" not in text:
+    rules enabled for it and every code rtlint knows."""
+    if "RTL" not in text and "noqa" not in text.lower():
         return []
     known = set(known)
     by_line: dict[int, list[str]] = {}
     for finding in findings:
         by_line.setdefault(finding.line, []).append(finding.code)
     lines = split_lines(text)
-    reported = []
+    reported = _misplaced_file_noqa(text, path, lines) if "noqa" in text.lower() else []
     for directive in directives(text):
         nearby = [c for line in range(directive.first, directive.last + 1) for c in by_line.get(line, ())]
+        where = (
+            f"line {directive.first}"
+            if directive.first == directive.last
+            else f"lines {directive.first}-{directive.last}"
+        )
+        seen: set[str] = set()
         unused = []
         for code, start, end in directive.codes:
             upper = code.upper() if not directive.noqa else code
+            if upper in seen:
+                unused.append((start, end, f"{code} is given twice in this comment"))
+                continue
+            seen.add(upper)
             if not _FULL_CODE.fullmatch(upper) or upper in ENGINE_CODES:
                 continue
-            if upper in known and upper not in enabled:
-                continue  # a rule that did not run here: whether it would report is unknown
-            if any(directive.covers(code, c) for c in nearby):
-                continue
-            unused.append((code, start, end, upper in known))
-        for code, start, end, is_known in unused:
-            where = (
-                f"line {directive.first}"
-                if directive.first == directive.last
-                else f"lines {directive.first}-{directive.last}"
-            )
-            why = f"nothing reports {code} on {where}" if is_known else f"{code} is not an rtlint code"
-            line_text = lines[directive.last - 1]
-            edits = removal_edits(line_text, directive, {code}, directive.last)
-            reported.append(
-                Finding(
-                    code=UNUSED,
-                    name=ENGINE_CODES[UNUSED],
-                    message=f"unused suppression: {why}",
-                    line=directive.last,
-                    column=start + 1,
-                    end_line=directive.last,
-                    end_column=end + 1,
-                    path=path,
-                    fixable="safe",
-                    fix=Fix("safe", edits),
-                )
-            )
+            if upper not in known:
+                unused.append((start, end, f"{code} is not an rtlint code"))
+            elif upper not in enabled:
+                why = f"{code} is not enabled for this file (not selected, ignored, or a per-file ignore)"
+                unused.append((start, end, why))
+            elif not any(directive.covers(code, c) for c in nearby):
+                unused.append((start, end, f"nothing reports {code} on {where}"))
+        for start, end, why in unused:
+            edits = removal_edits(lines[directive.last - 1], directive, {start}, directive.last)
+            reported.append(_finding(path, directive.last, start, end, f"unused suppression: {why}", edits))
     return reported
 
 
-def removal_edits(line_text: str, directive: Directive, unused: set[str], line: int) -> tuple[Edit, ...]:
-    """The edit that drops the `unused` codes from the directive, or the directive itself
-    (with the words after it, its reason) when no code is left."""
-    keep = [code for code, _, _ in directive.codes if code not in unused]
+def _finding(path: str, line: int, start: int, end: int, message: str, edits) -> Finding:
+    return Finding(
+        code=UNUSED,
+        name=ENGINE_CODES[UNUSED],
+        message=message,
+        line=line,
+        column=start + 1,
+        end_line=line,
+        end_column=end + 1,
+        path=path,
+        fixable="safe" if edits else None,
+        fix=Fix("safe", edits) if edits else None,
+    )
+
+
+def _misplaced_file_noqa(text: str, path: str, lines: list[str]) -> list[Finding]:
+    """A file-level comment (rtlint's or flake8's) after code: neither tool reads it there
+    (flake8 logs a warning); it suppresses nothing, and is not removed (what was meant is unknown)."""
+    try:
+        ranges = token_ranges(text)
+    except NoqaError:
+        return []
+    found = []
+    for span in ranges:
+        if span.comment_column is None:
+            continue
+        line = lines[span.last - 1]
+        if span.first == span.last and not line[: span.comment_column].strip():
+            continue  # alone on its line: a file-level suppression, read as such
+        for pattern, name in ((MISPLACED_FILE_NOQA, "rtlint"), (FLAKE8_ANYWHERE, "flake8")):
+            match = pattern.search(span.comment)
+            if match is None:
+                continue
+            start = span.comment_column + match.start()
+            message = (
+                f"unused suppression: `# {name}: noqa` suppresses nothing on a line with code "
+                "(a file-level suppression stands alone on its line; `# noqa: CODE` suppresses this line)"
+            )
+            found.append(_finding(path, span.last, start, start + len(match.group()), message, ()))
+    return found
+
+
+def removal_edits(line_text: str, directive: Directive, unused: set[int], line: int) -> tuple[Edit, ...]:
+    """The edit that drops the codes starting at the columns `unused` from the directive, or
+    the directive itself (with the words after it, its reason) when no code is left."""
+    keep = [code for code, start, _ in directive.codes if start not in unused]
     codes_start, codes_end = directive.codes[0][1], directive.codes[-1][2]
     if keep:
         between = line_text[directive.codes[0][2] : directive.codes[1][1]] if len(directive.codes) > 1 else ", "
@@ -172,7 +217,7 @@ def remove_unused(text: str, reported: Sequence[Finding]) -> str:
     lines = split_lines(text)
     edits = []
     for directive in directives(text):
-        unused = {code for code, start, _ in directive.codes if (directive.last, start) in wanted}
+        unused = {start for _, start, _ in directive.codes if (directive.last, start) in wanted}
         if unused:
             edits.extend(removal_edits(lines[directive.last - 1], directive, unused, directive.last))
     return apply_inline_edits(text, edits)

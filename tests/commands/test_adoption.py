@@ -204,9 +204,13 @@ def test_rtl100_is_off_by_default_and_on_when_selected(project: Path) -> None:
         (1, "RTL100", "[unused-suppression] unused suppression: nothing reports RTL003 on line 1"),
         (10, "RTL100", "[unused-suppression] unused suppression: nothing reports RTL002 on line 10"),
     }
-    # a code of a rule that did not run is not judged; an unknown RTL code is
+    # judged by the rules the configuration enables, also when the command line selects fewer
+    # (their findings are not reported); a rule not enabled at all is said so
     only_one = run_main("--no-cache", "--select", "RTL001,RTL100", "a.py")
-    assert [code for _, _, _, code, _ in parsed(only_one.stdout)] == ["RTL001"]
+    assert {(line, code) for _, line, _, code, _ in parsed(only_one.stdout)} >= {(1, "RTL100"), (10, "RTL100")}
+    assert {code for _, _, _, code, _ in parsed(only_one.stdout)} == {"RTL001", "RTL100"}
+    ignored = run_main("--no-cache", "--select", "RTL001,RTL100", "--ignore", "RTL002", "a.py")
+    assert "RTL002 is not enabled for this file" in ignored.stdout
     (project / "b.py").write_text("x = 1  # noqa: RTL777\n")
     unknown = run_main("--no-cache", "--select", "RTL100", ".")
     assert "b.py:1:16: RTL100 [unused-suppression] unused suppression: RTL777 is not an rtlint code" in unknown.stdout

@@ -152,7 +152,9 @@ def test_removal_of_unused_codes(before: str, unused: set[str], after: str) -> N
     assert remove_unused(before, reported) == after
 
 
-def test_unused_suppressions_judge_only_rules_that_ran() -> None:
+def test_unused_suppressions_report_codes_of_rules_not_enabled() -> None:
+    """As ruff's RUF100 (issue 24): a code of a rule not enabled for the file is reported,
+    saying so, rather than left alone."""
     from rtlint.core.findings import Finding
     from rtlint.engine.registry import known_codes
     from rtlint.suppress.unused import unused_suppressions
@@ -161,6 +163,11 @@ def test_unused_suppressions_judge_only_rules_that_ran() -> None:
     found = Finding("RTL001", "stale-mirror-snapshot", "m", 1, 1, 1, 2)
     reported = unused_suppressions(text, "a.py", [found], enabled={"RTL001", "RTL003"}, known=known_codes())
     assert [(f.line, f.column, f.message) for f in reported] == [
+        (
+            1,
+            24,
+            "unused suppression: RTL002 is not enabled for this file (not selected, ignored, or a per-file ignore)",
+        ),
         (1, 32, "unused suppression: RTL777 is not an rtlint code"),
         (2, 25, "unused suppression: nothing reports rtl003 on line 2"),
     ]
@@ -201,7 +208,8 @@ def test_cli_reads_strings_near_a_finding_as_flake8_does(tmp_path: Path, snapsho
 
     target = tmp_path / "agent.py"
     target.write_text(BUGGY.replace("        ctx = self._rt_session.chat_ctx.copy()", snapshot))
-    by_flake8 = flake8_findings(target, "RTL")
+    # the rules' codes (flake8's `--select RTL` also selects RTL100, as `rtlint --select RTL` does)
+    by_flake8 = flake8_findings(target, "RTL0")
     by_cli = [
         (int(line.split(":")[1]), line.split()[1])
         for line in run_main("--no-cache", str(target)).stdout.splitlines()
