@@ -295,11 +295,24 @@ def load(explicit: Path | None, start: Path) -> Config:
     return from_table(_table(found, _read_toml(found)), found.resolve().parent, found)
 
 
+def _namespaces(table: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """A sub-table of options named `<namespace>.<key>` (`[tool.rtlint.pipecat]`) read as those
+    keys; its unknown keys are reported as `<namespace>.<key>`."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, dict) and key not in ENGINE_KEYS and any(n.startswith(key + ".") for n in options):
+            flat.update({f"{key}.{sub}": v for sub, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
 def from_table(table: dict[str, Any], root: Path, source: Path | None = None) -> Config:
     where = f" in {source}" if source else ""
     if not isinstance(table, dict):
         raise ConfigError(f"[tool.rtlint] must be a table{where}")
     options = registry.all_options()
+    table = _namespaces(table, options)
     unknown = [key for key in table if key not in ENGINE_KEYS and key not in options]
     if unknown:
         raise ConfigError(f"unknown configuration key(s){where}: {', '.join(sorted(unknown))}")
