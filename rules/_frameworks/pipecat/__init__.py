@@ -66,8 +66,8 @@ DERIVED_COPIES = frozenset({"sorted"})
 
 
 def owns(file: FileContext) -> bool:
-    """The file imports from `pipecat` (at module level, or under `if`/`try` there) and not
-    from `livekit`."""
+    """The file imports from `pipecat` or a `pipecat_*` package (pipecat-flows: at module
+    level, or under `if`/`try` there) and not from `livekit`."""
     return file.memo("rules._frameworks.pipecat.owns", lambda: _imports(file) == {"pipecat"})
 
 
@@ -88,7 +88,7 @@ def _imports(file: FileContext) -> set[str]:
             stack.extend(getattr(stmt, "finalbody", ()))
             for handler in getattr(stmt, "handlers", ()):
                 stack.extend(handler.body)
-    return found & {"pipecat", "livekit"}
+    return {"pipecat" if n.startswith("pipecat") else n for n in found} & {"pipecat", "livekit"}
 
 
 def tokens(settings) -> tuple:  # noqa: ANN001
@@ -100,6 +100,13 @@ def tokens(settings) -> tuple:  # noqa: ANN001
     words += tuple(n.encode() for n in settings.get("pipecat.live-calls", ("get_current_context",)))
     pattern = re.compile(b"|".join(re.escape(w) for w in words))
     return (("pipecat",), pattern)
+
+
+def push_tokens() -> tuple:
+    """RTL006's alternative: `pipecat` and a push or queue of a frame called as a method."""
+    import re
+
+    return (("pipecat",), re.compile(rb"\.\s*(?:push_frame|queue_frames?)\b"))
 
 
 @dataclass(frozen=True)
@@ -284,6 +291,7 @@ __all__ = [
     "LIST_EDITS",
     "NAME",
     "OPTIONS",
+    "PUSHES",
     "TRANSFORM",
     "UPDATE",
     "Module",
@@ -292,5 +300,6 @@ __all__ = [
     "frame_argument",
     "frame_of",
     "owns",
+    "push_tokens",
     "tokens",
 ]
