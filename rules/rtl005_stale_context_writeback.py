@@ -12,6 +12,7 @@ from rtlint.core.rule import Invalid, Rule
 from . import _appfix as fx
 from ._analysis.cfg import Point
 from ._analysis.index import Function, awaited_calls
+from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import (
     ADDITIVE_EDITS,
     ADDITIVE_ITEM_EDITS,
@@ -22,7 +23,9 @@ from ._frameworks.livekit import (
     Snapshot,
     analyse,
     push_tokens,
+    snippet,
 )
+from ._frameworks.pipecat.writes import stale_writes
 
 
 @dataclass
@@ -47,6 +50,15 @@ class StaleContextWriteback(Rule):
     `turn_ctx`, `llm_node`'s `chat_ctx`, and any parameter called `turn_ctx`), which the
     framework copied before the function started.
 
+    On Pipecat (a file that imports from `pipecat`), finds a stale write of an `LLMContext`:
+    a direct write (`set_messages(copy)`, or `transform_messages(f)` where `f` ignores its
+    argument) with an await between the copy and the write, and a frame write, which is
+    stale always: an `LLMMessagesUpdateFrame` whose messages come from a copy, or an
+    `LLMMessagesTransformFrame` whose function ignores its argument. `get_messages()` and
+    `.messages` answer with the context's own list (live); a copy is `list(x)`, `x.copy()`,
+    a slice, `[*x]`, `x + [...]`, a comprehension, `get_messages(<filter>)`, and anything
+    computed from one (a summary).
+
     ## Why is this bad?
     While the function waits (a RAG lookup, a memory recall, a summary), the framework goes
     on committing items to the same context: the user's transcribed or audio turn, tool
@@ -56,6 +68,14 @@ class StaleContextWriteback(Rule):
     and client-side turn detection the user's committed audio turn arrives exactly then, so
     the turn the model is about to answer is deleted (livekit-memorysync 1.1.1 with
     `persist_injection=True` does this on every turn that injects a memory).
+
+    On Pipecat every aggregator, function-call handler and processor writes the one list, in
+    its own task. A memory processor that copies `frame.context.get_messages()`, awaits a
+    recall and calls `set_messages(copy)` erases the user turn the user aggregator committed
+    during the recall. A frame is applied when the aggregator reaches it, after everything
+    queued ahead of it: an Update frame built from a copy erases an Append queued before it,
+    and a tool's Update erases the tool call the assistant aggregator records after the
+    handler returns (why Pipecat added `LLMMessagesTransformFrame`, PR 4231).
 
     ## Example
     ```python
@@ -75,6 +95,22 @@ class StaleContextWriteback(Rule):
         await self.update_chat_ctx(fresh_ctx)
     ```
 
+    On Pipecat:
+    ```python
+    async def transfer_to_billing(params):
+        await params.llm.push_frame(
+            LLMMessagesUpdateFrame(messages=[billing(m) for m in params.context.get_messages()])
+        )
+    ```
+
+    Use instead:
+    ```python
+    async def transfer_to_billing(params):
+        await params.llm.push_frame(
+            LLMMessagesTransformFrame(transform=lambda messages: [billing(m) for m in messages])
+        )
+    ```
+
     ## Fix
     When every edit of the snapshot between its creation and the write-back only adds
     items (`add_message`, `insert`, `items.append`, `items.extend`) and each added item has
@@ -89,6 +125,16 @@ class StaleContextWriteback(Rule):
     A context handed in as a parameter is taken to be a copy of the receiver's context
     (`turn_ctx` is a copy of this agent's `chat_ctx`).
 
+    On Pipecat: an Update frame whose messages are a pure function of the live list or of an
+    exact copy (a comprehension with one `for`, `list(map(f, x))`, `list(filter(f, x))`, a
+    slice by constants) becomes `LLMMessagesTransformFrame(transform=lambda messages: <the same
+    of messages>)`; `copy + [new]` (or `[*copy, new]`) becomes `LLMMessagesAppendFrame` of
+    `[new]` (other arguments such as `run_llm=` kept; the frame's name joins the file's
+    `from pipecat.frames.frames import ...`); `set_messages(copy)` of an exact copy whose
+    edits only append (`copy.append(x)`, `copy.extend(xs)`, each once on every path) becomes
+    `transform_messages(lambda current: [*current, x, *xs])` at the same place, after the last
+    await, and an appended expression is bound to `added_message` first so the copy keeps it.
+
     ## Fix safety
     No fix, and the message says why, when an edit removes, reorders or transforms the
     snapshot (`remove`, `truncate`, slice assignment, `_summarize`, `merge`), when an
@@ -99,10 +145,20 @@ class StaleContextWriteback(Rule):
     (that is not a finding). Unsafe when the write-back is detached (RTL006): a fresh copy
     taken before a push that runs later can go stale again; `--unsafe-fixes` also awaits it.
 
+    On Pipecat, no fix for a copy that is filtered or transformed and written back directly,
+    for edits that remove or reorder, for a write in a loop, for an Update frame of anything
+    else (a summary: build it in a Transform frame's function from the list it is given), and
+    for a Transform frame that ignores its argument.
+
     Not a finding: snapshot, synchronous edits and write-back with no await between; a
     snapshot taken after the last await; writing back the live object (`self._chat_ctx`);
     a snapshot handed to a new agent (`NewAgent(chat_ctx=ctx)`); a parameter the hook table
-    does not name; a push on a realtime session (RTL001 and RTL004 cover those).
+    does not name; a push on a realtime session (RTL001 and RTL004 cover those). On
+    Pipecat: an Append frame; a Transform that computes from its argument; `add_message`
+    after the await; a replacement with data not read from the context (a reset, a restore
+    from a file); a copy taken after the last await; a write through a live alias
+    (`set_messages(alias)` changes nothing); a context the function built itself
+    (`LLMContext(...)`, which nothing else writes).
 
     Known limit: the analysis follows a snapshot within one function (and into the
     closures it defines). A snapshot stored on an object (`self._progress.snapshot = ...`)
@@ -116,9 +172,15 @@ class StaleContextWriteback(Rule):
     name = "stale-context-writeback"
     summary = "a snapshot of a local context is written back after an await"
     fix_availability = "sometimes"
-    options = OPTIONS
+    options = OPTIONS + pipecat.OPTIONS
 
     VALID = [
+        """
+from pipecat.frames.frames import LLMMessagesAppendFrame
+
+async def remind(self, note):
+    await self.push_frame(LLMMessagesAppendFrame(messages=[{"role": "system", "content": note}]))
+""",
         """
 from livekit.agents import Agent
 
@@ -153,13 +215,31 @@ class A(Agent):
         fresh_ctx.items.append(added_message)
         await self.update_chat_ctx(fresh_ctx)
 """,
-        )
+        ),
+        Invalid(
+            """
+from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+async def greet(worker, context):
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.get_messages() + [HELLO]))
+""",
+            lines=(5,),
+            expected_fix="""
+from pipecat.frames.frames import LLMMessagesUpdateFrame, LLMMessagesAppendFrame
+
+async def greet(worker, context):
+    await worker.queue_frame(LLMMessagesAppendFrame(messages=[HELLO]))
+""",
+        ),
     ]
 
     def required_tokens(self) -> list[tuple]:
-        return push_tokens(self.settings)
+        return either_framework(self.settings)
 
     def check(self, file) -> Iterator[Finding]:
+        if framework_of(file) is pipecat:
+            yield from self._check_pipecat(file)
+            return
         module = analyse(file)
         realtime = None
         for function in module.index.functions:
@@ -195,6 +275,31 @@ class A(Agent):
             )
             return self.report(file, call, message, plan=plan, symbol=function.qualname)
         return None
+
+    def _check_pipecat(self, file) -> Iterator[Finding]:  # noqa: ANN001
+        module = pipecat.analyse(file)
+        for function in module.index.functions:
+            for stale in stale_writes(module, function):
+                read = stale.copy.reads[0] if stale.copy.reads else stale.copy.node
+                what = f"`{snippet(file, stale.written)}`, a copy of the messages read at line {read.lineno}"
+                if stale.frame is None:
+                    message = (
+                        f"{file.segment(stale.call.func)} writes back {what}, and "
+                        f"{_describe_await(stale.awaits[0], stale.call)} can run in between: what the aggregators "
+                        f"commit meanwhile (the user's turn, a tool call, a reply) is lost"
+                    )
+                else:
+                    message = (
+                        f"{stale.frame} replaces the context with {what}; the frame is applied after every frame "
+                        f"queued ahead of it, and what those add (an Append, the user's turn, a tool call) is lost"
+                    )
+                yield self.report(file, stale.call, message, plan=stale.plan, symbol=function.qualname)
+
+
+def either_framework(settings) -> list[tuple]:  # noqa: ANN001
+    """A LiveKit push (its method name, called) or Pipecat's words (see rules._frameworks)."""
+    methods, (called,) = push_tokens(settings)
+    return [((methods, called), pipecat.tokens(settings))]
 
 
 def _realtime_pushes(file) -> set[int]:  # noqa: ANN001

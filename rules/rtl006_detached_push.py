@@ -12,6 +12,7 @@ from . import _appfix as fx
 from ._analysis.cfg import is_await
 from ._analysis.index import Function
 from ._analysis.values import ValueFlow
+from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
 
 
@@ -23,12 +24,23 @@ class DetachedPush(Rule):
     `TaskGroup.create_task`) instead of being awaited, directly or through a name it was
     bound to (`push = agent.update_chat_ctx(ctx)` ... `create_task(push)`).
 
+    On Pipecat (a file that imports from `pipecat`): a spawner (`asyncio.create_task`,
+    `ensure_future`, `loop.create_task`, Pipecat's own `self.create_task` and
+    `task_manager.create_task`) around a `push_frame`/`queue_frame`/`queue_frames` of a context
+    frame (`LLMMessagesAppendFrame`, `LLMMessagesUpdateFrame`, `LLMMessagesTransformFrame`,
+    `LLMContextFrame`, `LLMRunFrame`), written in the call or bound once to a name.
+
     ## Why is this bad?
     The push starts later and runs concurrently with what follows. A `generate_reply()`
     issued right after it runs on the context as it was before the push, so the reply
     never sees the message the push was meant to add; two detached pushes are
     last-writer-wins, so one of them is lost; and an exception of the push surfaces in a
     task nobody awaits, never in the `try` around the spawn.
+
+    On Pipecat the detached push reaches the next processor's queue only when the task
+    runs: an `LLMRunFrame` pushed right after it gets there first, and the completion runs
+    on the context without the Append (at the start of a call, the greeting is generated
+    without the caller's profile).
 
     ## Example
     ```python
@@ -60,6 +72,18 @@ class DetachedPush(Rule):
         await self.update_chat_ctx(ctx)
     ```
 
+    On Pipecat:
+    ```python
+    asyncio.create_task(self.push_frame(LLMMessagesAppendFrame(messages=[profile])))
+    await self.push_frame(LLMRunFrame())
+    ```
+
+    Use instead:
+    ```python
+    await self.push_frame(LLMMessagesAppendFrame(messages=[profile]))
+    await self.push_frame(LLMRunFrame())
+    ```
+
     ## Fix
     In an async function, the spawn statement becomes `await <the push>` in place (a
     `name=` or other argument of the spawner is dropped).
@@ -74,6 +98,10 @@ class DetachedPush(Rule):
     runs before the push); with none in between (`task = create_task(push)`, a synchronous
     local commit, `await task`) nothing else can run first, and it is not a finding.
 
+    Known limit on Pipecat: a spawned helper that writes the context back from a copy taken
+    before the spawn (design.md's third shape) is not followed into the helper; a spawned
+    coroutine that is not a push of a context frame (audio, a watchdog) is not a finding.
+
     Not a finding: an awaited push, also through `asyncio.wait_for`, `asyncio.shield` or
     `asyncio.gather`; a spawned coroutine that is not a push (an async helper that pushes
     when it runs); a push coroutine returned to the caller.
@@ -83,7 +111,7 @@ class DetachedPush(Rule):
     name = "detached-push"
     summary = "a push is handed to a task spawner instead of being awaited"
     fix_availability = "sometimes"
-    options = OPTIONS
+    options = OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -107,9 +135,14 @@ async def f(agent, ctx):
 
     def required_tokens(self) -> list[tuple]:
         spawners = tuple(self.settings.get("task-spawners", ("create_task", "ensure_future")))
-        return [spawners, *push_tokens(self.settings)]
+        spawners += tuple(self.settings.get("pipecat.task-spawners", ("create_task", "ensure_future")))
+        methods, (called,) = push_tokens(self.settings)
+        return [tuple(dict.fromkeys(spawners)), ((methods, called), pipecat.push_tokens())]
 
     def check(self, file) -> Iterator[Finding]:
+        if framework_of(file) is pipecat:
+            yield from self._check_pipecat(file)
+            return
         module = analyse(file)
         vocabulary = module.vocabulary
         for function in module.index.functions:
@@ -135,6 +168,49 @@ async def f(agent, ctx):
         )
         plan = _plan(module, function, spawn, coroutine)
         return self.report(file, spawn, message, plan=plan, symbol=function.qualname)
+
+    def _check_pipecat(self, file) -> Iterator[Finding]:  # noqa: ANN001
+        """A spawner around a push or queue of a context frame (design.md, Pipecat's RTL006)."""
+        module = pipecat.analyse(file)
+        for function in module.index.functions:
+            for node in module.calls(function):
+                if not (module.is_spawner(node) and node.args):
+                    continue
+                coroutine = node.args[0]
+                push = coroutine
+                if isinstance(coroutine, ast.Name):
+                    push = _bound_once(module, function, coroutine.id)
+                frame = _pushed_frame(module, function, push)
+                if frame is None or _awaited_at_once(module, function, node):
+                    continue
+                message = (
+                    f"the push of {pipecat.frame_of(frame)} `{fx_snippet(file, coroutine)}` is handed to "
+                    f"{file.segment(node.func)}() and runs later, concurrently with what follows: a frame pushed or "
+                    f"queued next (an LLMRunFrame) can overtake it, and the completion runs without its change"
+                )
+                plan = _plan(module, function, node, coroutine)
+                yield self.report(file, node, message, plan=plan, symbol=function.qualname)
+
+
+def _pushed_frame(module, function: Function, push: ast.AST | None) -> ast.Call | None:  # noqa: ANN001
+    """The context frame `push` (a `push_frame`/`queue_frame(s)` call) hands on, also through
+    a name bound once to the frame."""
+    frame = module.pushed_frame(push)
+    if frame is None and isinstance(push, ast.Call) and push.args and isinstance(push.args[0], ast.Name):
+        if isinstance(push.func, ast.Attribute) and push.func.attr in pipecat.PUSHES:
+            bound = _bound_once(module, function, push.args[0].id)
+            frame = bound if pipecat.frame_of(bound) else None
+    return frame
+
+
+def _bound_once(module, function: Function, name: str) -> ast.AST | None:  # noqa: ANN001
+    """The value of the one plain assignment of `name` in the function, else None."""
+    values = [
+        node.value
+        for node in module.index.nodes(function.node)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
+    return values[0] if len(values) == 1 else None
 
 
 def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001

@@ -63,7 +63,9 @@ def page(rule: type[Rule]) -> str:
             "",
         ]
         for option in rule.options:
-            lines.append(f"- `{option.name}` (default `{_toml(option.default)}`): {option.help}")
+            namespace, _, key = option.name.rpartition(".")
+            name = f"`{key}` in `[tool.rtlint.{namespace}]`" if namespace else f"`{option.name}`"
+            lines.append(f"- {name} (default `{_toml(option.default)}`): {option.help}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -335,8 +335,6 @@ def single_binding(nodes: Iterable[ast.AST], name: str) -> ast.AST | None:
     return values[0] if len(values) >= 1 and len(texts) == 1 and None not in texts else None
 
 
-
-
 # -- live aliases and copies -------------------------------------------------------------
 
 
@@ -426,6 +424,8 @@ class AliasFlow(ValueFlow):
         if copied is not None:
             operand, exact = copied
             inner = self.origins(operand)
+            if not inner and self._shared(operand):  # `get_messages(<filter>)` of a shared context
+                inner = frozenset({(LIVE, id(call))})
             return self._copy(call, inner, exact) if inner else inner
         if isinstance(call.func, ast.Attribute) and self.origins(call.func.value):
             return frozenset()  # a method of the list itself (`index`, `count`, `pop`): not a list

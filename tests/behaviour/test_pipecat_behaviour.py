@@ -52,10 +52,15 @@ def until_merged(app: App) -> pytest.MarkDecorator:
     )
 
 
+MERGED = {"RTL005", "RTL006", "RTL008"}  # the rules on Pipecat this branch has
+
+
 def each_app(*, buggy: bool, pending: bool = False) -> list:
     """The apps that have a bug (buggy) or are correct as written, as test parameters."""
     return [
-        pytest.param(app, id=app.file.removesuffix(".py"), marks=until_merged(app) if pending else ())
+        pytest.param(
+            app, id=app.file.removesuffix(".py"), marks=until_merged(app) if pending and app.code not in MERGED else ()
+        )
         for app in APP_TABLE
         if (app.code is not None) == buggy
     ]

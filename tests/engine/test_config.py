@@ -114,3 +114,26 @@ def test_unknown_key_in_pyproject_without_rtlint_table_is_ignored(project: Path)
     (project / "pyproject.toml").write_text("[tool.other]\nx = 1\n")
     (project / "a.py").write_text(BUGGY)
     assert run_main("--no-cache", "a.py").exit_code == 1
+
+
+PIPECAT_WRITE = """\
+from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def f(self):
+    await self.push_frame(LLMMessagesUpdateFrame(messages=self._memory.get_messages() + [NOTE]))
+"""
+
+
+def test_a_framework_namespace_is_a_table_of_its_own(project: Path) -> None:
+    """`[tool.rtlint.pipecat]` holds Pipecat's keys (`pipecat.<key>` to the rules); its unknown
+    keys are named with the namespace, and the flat `[tool.rtlint]` keys still work beside it."""
+    (project / "a.py").write_text(PIPECAT_WRITE)
+    configure(project, 'push-methods = ["update_chat_ctx"]')
+    assert run_main("--no-cache", "a.py").exit_code == 0  # `_memory` is no context by default
+    configure(project, 'push-methods = ["update_chat_ctx"]\n[tool.rtlint.pipecat]\ncontext-names = ["_memory"]')
+    run = run_main("--no-cache", "a.py")
+    assert run.exit_code == 1 and "RTL005" in run.stdout
+    configure(project, '[tool.rtlint.pipecat]\ncontext-nmaes = ["_memory"]')
+    run = run_main("--no-cache", "a.py")
+    assert run.exit_code == 2 and "pipecat.context-nmaes" in run.stderr

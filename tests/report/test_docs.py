@@ -54,8 +54,10 @@ def test_every_page_comes_from_its_rule_module(rule) -> None:
     for heading in SECTIONS[:3] + SECTIONS[4:6]:
         assert heading in rule.documentation(), f"{rule.code} has no '{heading}' section"
     if rule.options:
-        for option in rule.options:
-            assert f"`{option.name}` (default " in run.stdout
+        for option in rule.options:  # a namespaced option under its table: `[tool.rtlint.pipecat]`
+            namespace, _, key = option.name.rpartition(".")
+            shown = f"`{key}` in `[tool.rtlint.{namespace}]`" if namespace else f"`{option.name}`"
+            assert f"{shown} (default " in run.stdout
 
 
 def test_rules_table() -> None:

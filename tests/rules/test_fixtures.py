@@ -129,6 +129,7 @@ def test_there_are_enough_fixtures() -> None:
         "RTL005": 15,
         "RTL006": 10,
         "RTL007": 10,
+        "RTL008": 5,
         "RTL010": 8,
         "RTL011": 8,
     }

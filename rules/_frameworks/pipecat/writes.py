@@ -1,0 +1,321 @@
+"""Stale writes of a Pipecat context (design.md, "When a snapshot is stale"), and the fixes
+that replay them on the live list: a direct write (`set_messages(copy)`,
+`transform_messages(f)` with an `f` that ignores its argument) is stale when an await can run
+between the copy and the write; a frame write (an Update frame of a copy, a Transform frame
+that ignores its argument) always is, since the frame is applied after everything queued
+ahead of it.
+
+Fixes (text-level statement edits only): an Update of a pure comprehension (or `map`/`filter`)
+of the live list or an exact copy becomes a Transform frame computing the same of its
+argument; `copy + [new]` (or `[*copy, new]`) becomes an Append of `[new]`; a direct write of
+an exact copy whose edits only append becomes `transform_messages` of the live list with the
+same additions.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rtlint.core.astnodes import walk
+
+from ... import _appfix as fx
+from ..._analysis.cfg import Point, awaits_between
+from ..._analysis.index import Function
+from ..._analysis.values import COPY, AliasFlow, Copy
+from . import APPEND, DIRECT_WRITES, LIST_EDITS, TRANSFORM, UPDATE, Module, frame_argument, frame_of
+
+
+@dataclass
+class StaleWrite:
+    call: ast.Call  # the write or the frame's constructor: where it is reported
+    frame: str | None  # the frame's type, None for a direct write
+    written: ast.expr  # the stale value
+    copy: Copy
+    awaits: list[Point]  # for a direct write: what can run in between
+    plan: fx.Plan
+
+
+def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
+    flow = module.flow(function)
+    for call in module.calls(function):
+        frame = frame_of(call)
+        if frame in (UPDATE, TRANSFORM):
+            written = _written(call, frame)
+            copies = flow.copies_in(written) if written is not None else []
+            if copies:
+                plan = _frame_plan(module, function, flow, call, frame, written)
+                yield StaleWrite(call, frame, written, copies[0], [], plan)
+        elif isinstance(call.func, ast.Attribute) and call.func.attr in DIRECT_WRITES and call.args:
+            if not isinstance(function.node, ast.AsyncFunctionDef):
+                continue
+            receiver = call.func.value
+            if not (module.is_shared_context(receiver, function) or flow.live(receiver)):
+                continue
+            written = call.args[0] if call.func.attr == "set_messages" else _ignored_argument(call.args[0])
+            for copy in flow.copies_in(written) if written is not None else []:
+                awaits = _awaits(module, function, copy, call)
+                if awaits:
+                    plan = _direct_plan(module, function, flow, call, written, copy)
+                    yield StaleWrite(call, None, written, copy, awaits, plan)
+                    break
+
+
+def _written(call: ast.Call, frame: str) -> ast.expr | None:
+    if frame == UPDATE:
+        return frame_argument(call, "messages")
+    return _ignored_argument(frame_argument(call, "transform"))
+
+
+def _ignored_argument(function: ast.AST | None) -> ast.expr | None:
+    """The body of a one-argument lambda that never reads its argument (a list computed
+    outside it), else None."""
+    if not (isinstance(function, ast.Lambda) and len(function.args.args) == 1):
+        return None
+    name = function.args.args[0].arg
+    if any(isinstance(n, ast.Name) and n.id == name for n in walk(function.body)):
+        return None
+    return function.body
+
+
+def _awaits(module: Module, function: Function, copy: Copy, call: ast.Call) -> list[Point]:
+    g = module.graph(function)
+    found: dict[int, Point] = {}
+    for read in copy.reads:
+        start = g.locate(read) if id(read) in g.point_of else None
+        for point in awaits_between(g, start, g.locate(call), call):
+            found[id(point)] = point
+    return sorted(found.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
+
+
+# -- the fixes ----------------------------------------------------------------------------
+
+
+def _is_exact(flow: AliasFlow, node: ast.AST) -> bool:
+    """The live list itself, or an exact copy of it (the same items, in order)."""
+    if flow.live(node):
+        return True
+    keys = flow.origins(node)
+    return bool(keys) and all(k[0] == COPY and flow.copy_of[k[1]].exact for k in keys)
+
+
+def _carries(flow: AliasFlow, node: ast.AST) -> bool:
+    return any(flow.origins(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute, ast.Call)))
+
+
+def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:  # noqa: ANN001
+    if frame == TRANSFORM:
+        return fx.no_fix("the transform ignores its argument; make it compute from the messages it is given")
+    keyword = next((k for k in call.keywords if k.arg == "messages"), None)
+    value = written
+    pure = _pure_function(flow, written)
+    if pure is not None:
+        source = pure
+        parameter = fx.fresh_name("messages", fx.names_in(written))
+        body = _replaced(module.file, written, [(source, parameter)])
+        new = f"{'transform=' if keyword is not None else ''}lambda {parameter}: {body}"
+        return _frame_edit(module, call, TRANSFORM, keyword or value, new)
+    added = _added(module, flow, written)
+    if added is not None:
+        text = f"{'messages=' if keyword is not None else ''}{added}"
+        return _frame_edit(module, call, APPEND, keyword or value, text)
+    return fx.no_fix(
+        "the messages are not a comprehension, map or filter of the context's list, nor the list plus new "
+        "messages; build them in an LLMMessagesTransformFrame's function from the list it is given"
+    )
+
+
+def _pure_function(flow: AliasFlow, value: ast.expr) -> ast.expr | None:
+    """The live list or exact copy a value is computed from, for `[f(m) for m in X]` with one
+    generator, `list(map(f, X))`/`list(filter(f, X))` or a slice of X by constants, where nothing else in it comes from
+    the context and nothing awaits."""
+    source = None
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1 and not value.generators[0].is_async:
+        source = value.generators[0].iter
+    elif (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "list"
+        and len(value.args) == 1
+        and isinstance(value.args[0], ast.Call)
+        and isinstance(value.args[0].func, ast.Name)
+        and value.args[0].func.id in ("map", "filter")
+        and len(value.args[0].args) == 2
+    ):
+        source = value.args[0].args[1]
+        if _carries(flow, value.args[0].args[0]):
+            return None
+    elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):  # the last N: `X[-6:]`
+        bounds = [value.slice.lower, value.slice.upper, value.slice.step]
+        if all(b is None or isinstance(b, (ast.Constant, ast.UnaryOp)) for b in bounds):
+            source = value.value
+    if source is None or not _is_exact(flow, source):
+        return None
+    others = [n for n in walk(value) if n is not source and not _inside(n, source)]
+    if any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for n in others):
+        return None
+    if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and flow.origins(n) for n in others):
+        return None
+    return source
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return any(n is node for n in walk(outer))
+
+
+def _added(module: Module, flow: AliasFlow, value: ast.expr) -> str | None:
+    """`X + [a, b]` or `[*X, a, b]` with X the live list or an exact copy and nothing else
+    from the context: the text of the list it adds."""
+    segment = module.file.segment
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and _is_exact(flow, value.left):
+        if not _carries(flow, value.right) and isinstance(value.right, (ast.List, ast.Name, ast.Attribute)):
+            return segment(value.right)
+    if isinstance(value, ast.List) and value.elts and isinstance(value.elts[0], ast.Starred):
+        rest = value.elts[1:]
+        if _is_exact(flow, value.elts[0].value) and rest and not any(_carries(flow, e) for e in rest):
+            return "[" + ", ".join(segment(e) for e in rest) + "]"
+    return None
+
+
+def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, text: str) -> fx.Plan:
+    """The frame's constructor renamed to `frame` and `target` (its first field) written `text`,
+    with the frame's import added where the file has none."""
+    file = module.file
+    named = module.frame_import(frame) if isinstance(call.func, ast.Name) else (frame, None)
+    if named is None:
+        return fx.no_fix(f"the file does not import from pipecat.frames.frames, where {frame} is")
+    name, after = named
+    head = name if isinstance(call.func, ast.Name) else f"{file.segment(call.func.value)}.{frame}"
+    path = file.path_of(module.index.statement_of(call))
+    import_path = file.path_of(after) if after is not None else None
+
+    def apply(editor) -> None:  # noqa: ANN001
+        editor.replace_segments(editor.locate(path), [(call.func, head), (target, text)])
+        if after is not None:  # the name joins the file's import of the frames
+            row, column = editor.position(after.names[-1], "end")
+            editor.replace_spans(editor.locate(import_path), [(row, column, row, column, f", {name}")])
+
+    return fx.Plan("safe", "", [apply])
+
+
+def _replaced(file, node: ast.AST, parts: list[tuple[ast.AST, str]]) -> str:  # noqa: ANN001
+    """The source of `node` with each of `parts` (nodes inside it) replaced by its text."""
+    text = file.segment(node)
+    base = _offset(file, node.lineno, node.col_offset)
+    for part, new in sorted(parts, key=lambda p: (p[0].lineno, p[0].col_offset), reverse=True):
+        start = _offset(file, part.lineno, part.col_offset) - base
+        end = _offset(file, part.end_lineno, part.end_col_offset) - base
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _offset(file, line: int, column: int) -> int:  # noqa: ANN001
+    """Character offset of (1-based line, byte column) in the file's text."""
+    lines = file.lines
+    before = sum(len(t) for t in lines[: line - 1])
+    return before + len(lines[line - 1].encode()[:column].decode("utf-8", "replace"))
+
+
+def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:  # noqa: ANN001
+    file = module.file
+    receiver = call.func.value
+    if call.func.attr != "set_messages" or not isinstance(written, ast.Name):
+        return fx.no_fix("only a `set_messages` of a named copy can be replayed on the live list")
+    if not copy.exact:
+        return fx.no_fix(
+            f"`{written.id}` is not a plain copy of the messages (it is filtered or transformed); take it after the "
+            f"last await, or compute it in `transform_messages` from the list it is given"
+        )
+    source = _copied_context(module, copy)
+    if source is None or fx.same_code_text(file.segment(source)) != fx.same_code_text(file.segment(receiver)):
+        return fx.no_fix(f"the copy is not of {file.segment(receiver)}'s messages")
+    g = module.graph(function)
+    if g.precedes(call, call):
+        return fx.no_fix("the write can run again (a loop), and replaying its additions would add them twice")
+    edits = list(_edits_between(module, function, flow, written.id, copy, call))
+    items: list[tuple[ast.Call, ast.stmt, bool]] = []
+    for node, statement in edits:
+        method = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        line = node.lineno
+        if method not in ("append", "extend"):
+            return fx.no_fix(
+                f"the edit at line {line} removes, reorders or replaces messages of the copy, which cannot be "
+                f"replayed on the live list; re-read the messages after the await"
+            )
+        if len(node.args) != 1 or node.keywords or not isinstance(statement, ast.Expr) or statement.value is not node:
+            return fx.no_fix(f"the edit at line {line} is not a statement `{written.id}.{method}(item)`")
+        if not g.dominates(node, call) or g.precedes(node, node):
+            return fx.no_fix(f"the edit at line {line} does not run once on every path to the write")
+        items.append((node, statement, method == "extend"))
+    if not items:
+        return fx.no_fix(
+            f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
+        )
+    taken = fx.names_in(function.node)
+    steps, parts = [], []
+    for node, statement, spread in items:
+        argument = node.args[0]
+        if isinstance(argument, ast.Name):
+            name = argument.id
+        else:
+            name = fx.fresh_name("added_message", taken)
+            taken.add(name)
+            prefix = f"{name} = "
+            code = prefix + fx.dedent_continuation(file.segment(argument), argument.col_offset - len(prefix)) + "\n"
+            path = file.path_of(statement)
+
+            def bind(editor, path=path, code=code, argument=argument, name=name) -> None:  # noqa: ANN001
+                located = editor.locate(path)
+                editor.insert_before(located, [editor.statement(code)])
+                editor.replace_segments(located, [(argument, name)])
+
+            steps.append(bind)
+        parts.append(f"*{name}" if spread else name)
+    current = fx.fresh_name("current", taken)
+    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [*{current}, {', '.join(parts)}])"
+    write_path = file.path_of(module.index.statement_of(call))
+
+    def write(editor) -> None:  # noqa: ANN001
+        editor.replace_segments(editor.locate(write_path), [(call, new)])
+
+    steps.append(write)
+    return fx.Plan("safe", "", steps)
+
+
+def _copied_context(module: Module, copy: Copy) -> ast.AST | None:
+    for read in copy.reads:
+        for node in walk(read):
+            context = module._lists(node)
+            if context is not None and context is not node:
+                return context
+    return None
+
+
+def _edits_between(module, function, flow, name, copy, call) -> Iterator[tuple[ast.AST, ast.stmt]]:  # noqa: ANN001
+    """In-place edits of the copy (through `name`) that can run between its reads and the write."""
+    g = module.graph(function)
+    key = id(copy.node)
+
+    def carries(node: ast.AST) -> bool:
+        return any(k[1] == key for k in flow.origins(node))
+
+    def between(node: ast.AST) -> bool:
+        return all(g.precedes(read, node) for read in copy.reads if id(read) in g.point_of) and g.precedes(node, call)
+
+    for node in module.index.nodes(function.node):
+        if node is call:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in LIST_EDITS:
+            if carries(node.func.value) and between(node):
+                yield node, module.index.statement_of(node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for target in targets:
+                inner = target.value if isinstance(target, ast.Subscript) else target
+                if (isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign)) and carries(inner):
+                    if between(node):
+                        yield node, node
+
+
+__all__ = ["StaleWrite", "stale_writes"]
