@@ -127,7 +127,8 @@ class Runner:
         explicit = (
             bool(self.explicit) and target.path.absolute() in self.explicit
         )  # (absolute() costs a walk ~40 µs a file)
-        suppressions = self.config.report_unused and b"RTL" in raw  # RTL100 reads every file that names a code
+        # RTL100 reads every file that names a code, or holds a file-level comment (rtlint's, flake8's)
+        suppressions = self.config.report_unused and (b"RTL" in raw or b"rtlint" in raw or b"flake8" in raw)
         if not explicit and not suppressions and not self._rules_for(target, raw):
             # not linted; still reported if it cannot be read as Python source at all. Plain
             # ASCII without a coding cookie decodes as anything would: no need to decode it

@@ -85,6 +85,10 @@ def test_a_misplaced_file_level_comment_is_rtl100(project: Path) -> None:
     assert run.exit_code == 1
     assert [line.split(":")[1] for line in run.stdout.splitlines()] == ["1", "2"]
     assert "suppresses nothing on a line with code" in run.stdout
+    # found by a walk too, in a file with none of the rules' vocabulary
+    (project / "b.py").write_text("y = 2  # flake8: noqa\n")
+    walked = run_main("--no-cache", "--select", "RTL100", ".")
+    assert "b.py:1:" in walked.stdout, walked.stdout + walked.stderr
 
 
 def test_rtl100_alone_reports_an_unused_suppression(project: Path) -> None:
