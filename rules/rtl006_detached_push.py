@@ -105,6 +105,20 @@ class DetachedPush(Rule):
     Not a finding: an awaited push, also through `asyncio.wait_for`, `asyncio.shield` or
     `asyncio.gather`; a spawned coroutine that is not a push (an async helper that pushes
     when it runs); a push coroutine returned to the caller.
+
+    ## What is a push
+    A push method called on an agent, a task, an agent session, a realtime session or a
+    type named in `push-receiver-types`, known by annotation, by assignment
+    (`self._x = X(...)`, `x = X()`, an annotated parameter), by the class hierarchy in the
+    file (`class Desk(Agent)`) or by the vocabulary's names (`agent`, `session`). On a
+    receiver whose type the file names and that is none of these (an application's
+    `CrmSync`, an imported `MemoryClient`), the call must have the push's signature (one
+    context, positional or `chat_ctx=`, and only `exclude_invalid_function_calls=`), and
+    so must the method where the file defines it: `crm.update_chat_ctx(customer_id,
+    notes=...)` is not a push. A wrapper of your own whose method has the push's
+    signature (`update_chat_ctx(self, chat_ctx)`) still is: spawning it detaches the push
+    it makes. A receiver the file says nothing about is a push by its name or by the
+    call's signature. The same test decides a push for RTL005 and RTL007.
     """
 
     code = "RTL006"
@@ -151,7 +165,7 @@ async def f(agent, ctx):
                 if not (vocabulary.is_spawner(node) and node.args):
                     continue
                 coroutine = node.args[0]
-                push = vocabulary.push_call(coroutine)
+                push = module.push_of(coroutine, function)
                 if push is None and isinstance(coroutine, ast.Name):
                     pushes = pushes or _push_flow(module, function)
                     push = next(iter(pushes.origins(coroutine)), None)
@@ -236,7 +250,7 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
     """Which push coroutines a name holds (`push = agent.update_chat_ctx(ctx)`)."""
 
     def sources(node: ast.AST) -> frozenset:
-        return frozenset({id(node)}) if module.vocabulary.push_call(node) is not None else frozenset()
+        return frozenset({id(node)}) if module.push_of(node, function) is not None else frozenset()
 
     return module.file.memo(
         ("rules.rtl006.pushes", id(function.node)),

@@ -71,7 +71,11 @@ class DiscardedContextEdit(Rule):
     Not a finding: edits of a bound copy, of the live context (`self._chat_ctx`,
     `session.history`) or of a hook's `turn_ctx`; reads of copies and views; `truncate`
     and `merge` results written back (they return the context); copies handed to a task
-    or a new agent.
+    or a new agent; an edit's result handed to a method named like a push that is not
+    one (a user class's `log.update_chat_ctx(message, source=...)`: RTL006's page says
+    what a push is). An agent is also known by the class hierarchy in the file: an
+    attribute annotated `SalesDesk`, where `class SalesDesk(Agent)`, reads `chat_ctx` as
+    a read-only copy.
 
     Known limit: `merge` (or `truncate`) on a read-only view whose result is kept
     (`merged = old_agent.chat_ctx.merge(other)`, then `merged.items` used) is not reported.
@@ -148,7 +152,7 @@ async def f(agent, text):
         elif method not in EDITS:
             return None
         parent = module.index.parents.get(id(edit))
-        push = module.vocabulary.push_call(parent) if parent is not None else None
+        push = module.push_of(parent, function) if parent is not None else None
         written_back = push is not None and push[1] is edit and method not in RETURNS_CONTEXT
         statement = isinstance(parent, ast.Expr)
         kind = _kind(module, function, target)
@@ -217,7 +221,7 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
     write_back = None
     for later in block[block.index(statement) + 1 :]:
         for node in walk(later):
-            push = module.vocabulary.push_call(node)
+            push = module.push_of(node, function)
             if push is not None and push[1] is not None and file.segment(push[0]) == owner:
                 write_back = (node, push[1])
                 break

@@ -663,3 +663,77 @@ def test_reaches_within_a_run_of_statements() -> None:
     assert g.reaches_within(push, snapshot, loop.body)
     assert not g.reaches_within(snapshot, push, loop.body)  # only round the loop
     assert g.reaches_within(snapshot, push, [loop])
+
+
+# -- types (rules._analysis.types) ---------------------------------------------------------
+
+
+def _types_of(source: str, expression: str, function_name: str):  # noqa: ANN202
+    from rtlint.rules._analysis.types import types
+
+    file = load(source)
+    idx = index(file)
+    function = next(f for f in idx.functions if f.node.name == function_name)
+    node = next(n for n in idx.nodes(function.node) if isinstance(n, ast.expr) and ast.unparse(n) == expression)
+    return types(file).of(node, function)
+
+
+TYPED = """
+class Base:
+    async def push(self, ctx, *, now=False): ...
+
+class Store(Base):
+    label: str
+
+    def __init__(self, client: Client | None, other):
+        self._client = client
+        self._made = Store(None, None)
+        self._other = other
+        self._none = None
+
+    async def run(self, thing: Thing):
+        local = Store(None, None)
+        again = thing
+        async def inner():
+            return self._client, local, again, self
+        return self._made, self._other, thing, self.label, local, again, self._client
+"""
+
+
+@pytest.mark.parametrize(
+    ("expression", "function", "expected"),
+    [
+        ("self._client", "run", ("Client",)),  # an annotated parameter assigned: its annotation
+        ("self._made", "run", ("Store",)),  # a constructor of the file
+        ("self._other", "run", None),  # an unannotated parameter: the file does not say
+        ("self.label", "run", ("str",)),  # the class body's annotation
+        ("thing", "run", ("Thing",)),
+        ("local", "run", ("Store",)),
+        ("again", "run", ("Thing",)),  # an alias of an annotated parameter
+        ("self._client", "inner", ("Client",)),  # through the enclosing method's `self`
+        ("local", "inner", ("Store",)),  # a closure's free variable
+        ("self", "inner", ("Store",)),
+    ],
+)
+def test_types_of_an_expression(expression: str, function: str, expected) -> None:  # noqa: ANN001
+    assert _types_of(TYPED, expression, function) == expected
+
+
+def test_types_lineage_method_and_one_argument() -> None:
+    from rtlint.rules._analysis.types import accepts_one_argument, types
+
+    file = load(TYPED + "\nclass Desk(Agent):\n    pass\n")
+    model = types(file)
+    assert model.lineage("Desk") == ("Desk", "Agent")
+    assert model.lineage("Store") == ("Store", "Base")
+    assert model.lineage("Elsewhere") == ("Elsewhere",)
+    push = model.method("Store", "push")  # inherited from a base of the file
+    assert push is not None and accepts_one_argument(push)
+    assert model.method("Store", "missing") is None
+    assert index(file) is model.index
+
+    def one(signature: str) -> bool:
+        return accepts_one_argument(ast.parse(f"def m(self, {signature}): ...").body[0])
+
+    assert one("chat_ctx") and one("chat_ctx, *, exclude=True") and one("*args") and one("a=1")
+    assert not one("customer_id, *, notes") and not one("room, text") and not one("*, room")

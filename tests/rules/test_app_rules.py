@@ -145,6 +145,24 @@ def test_push_methods_are_shared_with_the_realtime_rules(project: Path) -> None:
     assert lint(project, source, 'push-methods = ["set_context"]') == ["3:RTL006"]
 
 
+def test_push_receiver_types_make_a_typed_receiver_a_push(project: Path) -> None:
+    """Issue 23, item 3: a receiver of a named type that is no agent, task or session
+    pushes only with the push's signature, unless `push-receiver-types` names the type."""
+    source = """
+        import asyncio
+
+        async def relay_note(relay: Relay, ctx, when):
+            asyncio.create_task(relay.update_chat_ctx(ctx, when))
+    """
+    assert lint(project, source) == []
+    assert lint(project, source, 'push-receiver-types = ["Relay"]') == ["5:RTL006"]
+    unknown = source.replace("relay: Relay", "relay")  # the file says nothing: the signature decides
+    assert lint(project, unknown) == []
+    assert lint(project, unknown.replace("ctx, when", "ctx")) == ["5:RTL006"]
+    # a vocabulary name decides without the signature, unless the annotation says otherwise
+    assert lint(project, unknown.replace("relay", "agent")) == ["5:RTL006"]
+
+
 def test_a_push_on_a_realtime_session_is_left_to_the_realtime_rules(project: Path) -> None:
     """One defect, one finding: even when the application vocabulary is told that the
     session attribute holds an agent, its stale push is RTL004's (and RTL001's) alone."""

@@ -21,6 +21,7 @@ from rtlint.core.settings import Option
 
 from ..._analysis.cfg import Graph, Point, awaits_between, graph
 from ..._analysis.index import Function, Index, annotation_names, dotted, index, parameters
+from ..._analysis.types import Types, accepts_one_argument, types
 from ..._analysis.values import FlowRules, ValueFlow
 from ..._realtime.vocabulary import PUSH_METHODS
 from ..._realtime.vocabulary import required_tokens as push_tokens
@@ -56,6 +57,11 @@ OPTIONS = (
         "started (`*` for any function)",
     ),
     Option(
+        "push-receiver-types",
+        [],
+        "further types whose push-method calls are pushes (a wrapper of your own around an agent or session)",
+    ),
+    Option(
         "task-spawners",
         ["create_task", "ensure_future"],
         "functions and methods that run a coroutine as a detached task",
@@ -78,6 +84,9 @@ OTHER_EDITS = {
     "reverse",
 }
 OTHER_ITEM_EDITS = {"insert", "remove", "pop", "clear", "sort", "reverse"}
+# the keywords of LiveKit's push signatures (`Agent.update_chat_ctx(chat_ctx, *,
+# exclude_invalid_function_calls=True)`, `RealtimeSession.update_chat_ctx(chat_ctx)`)
+PUSH_KEYWORDS = frozenset({"chat_ctx", "exclude_invalid_function_calls"})
 # methods whose result is (a transformed) copy of their receiver: still the snapshot's content
 DERIVING_METHODS = {"copy", "_summarize", "summarize", "truncate", "merge"}
 
@@ -107,6 +116,8 @@ class Vocabulary:
     context_types: tuple[str, ...]
     hook_table: tuple[tuple[str, str], ...]
     spawners: frozenset[str]
+    receiver_types: tuple[str, ...]  # configured push receivers
+    realtime_types: tuple[str, ...]  # the realtime rules' `session-types`
 
     @classmethod
     def from_settings(cls, settings) -> Vocabulary:  # noqa: ANN001
@@ -129,6 +140,8 @@ class Vocabulary:
             get("context-types"),
             tuple(hooks),
             frozenset(get("task-spawners")),
+            get("push-receiver-types"),
+            tuple(settings.get("session-types", ("RealtimeSession",))),
         )
 
     # -- types --------------------------------------------------------------------------
@@ -137,6 +150,9 @@ class Vocabulary:
 
     def is_session_type(self, name: str) -> bool:
         return any(name == t or name.endswith(t) for t in self.session_types)
+
+    def is_realtime_type(self, name: str) -> bool:
+        return any(name == t or name.endswith(t) for t in self.realtime_types)
 
     def is_context_annotation(self, annotation: ast.AST | None) -> bool:
         return any(n in self.context_types for n in annotation_names(annotation))
@@ -161,6 +177,14 @@ class Vocabulary:
             return None
         argument = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
         return node.func.value, argument
+
+    def push_shaped(self, call: ast.Call) -> bool:
+        """The call has a push's signature: one context (positional or `chat_ctx=`) and
+        only the push's keywords (`*args`/`**kwargs` could be anything: yes)."""
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return True
+        keywords = {k.arg for k in call.keywords}
+        return len(call.args) + ("chat_ctx" in keywords) == 1 and keywords <= PUSH_KEYWORDS
 
     def is_spawner(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Call) and final_name(node.func) in self.spawners
@@ -193,11 +217,13 @@ class AppModule:
         self.file = file
         self.vocabulary = Vocabulary.from_settings(file.settings)
         self.index: Index = index(file)
+        self.types: Types = types(file)
         self.snapshots: dict[int, Snapshot] = {}  # key id(node) -> snapshot
         self._agent_flows: dict[int, ValueFlow] = {}
         self._flows: dict[int, ValueFlow] = {}
         self._calls: dict[int, list[ast.Call]] = {}
         self.agent_classes = self._agent_classes()
+        self.agent_class_names = {c.node.name for c in self.index.classes if id(c.node) in self.agent_classes}
         self._agent_attributes: set[str] | None = None
 
     # -- agents ---------------------------------------------------------------------------
@@ -216,24 +242,37 @@ class AppModule:
             self._agent_attributes = self._learn_agent_attributes()
         return self._agent_attributes
 
+    def is_agent_annotation(self, annotation: ast.AST | None) -> bool:
+        """An agent or task type by the vocabulary, or an agent class of the file (`desk:
+        SalesDesk` where `class SalesDesk(Agent)`)."""
+        return any(
+            self.vocabulary.is_agent_type(n) or n in self.agent_class_names for n in annotation_names(annotation)
+        )
+
     def _learn_agent_attributes(self) -> set[str]:
-        """Attributes annotated as agents, or assigned an agent-annotated parameter."""
-        vocabulary, found = self.vocabulary, set()
+        """Attributes annotated as agents, assigned an agent-annotated parameter, or an
+        instance of an agent class of the file (`self._desk = SalesDesk()`)."""
+        found = set()
         for node in self.index.assignments:
             if isinstance(node, ast.AnnAssign):
-                if vocabulary.is_agent_annotation(node.annotation):
+                if self.is_agent_annotation(node.annotation):
                     name = final_name(node.target)
                     if name:
                         found.add(name)
                 continue
             targets = [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
-            if not targets or not isinstance(node.value, ast.Name):
+            if not targets:
+                continue
+            if isinstance(node.value, ast.Call) and final_name(node.value.func) in self.agent_class_names:
+                found.update(targets)
+                continue
+            if not isinstance(node.value, ast.Name):
                 continue
             function = self.index.function_of_node(node)
             parameter = (
                 next((a for a in parameters(function.node) if a.arg == node.value.id), None) if function else None
             )
-            if parameter is not None and vocabulary.is_agent_annotation(parameter.annotation):
+            if parameter is not None and self.is_agent_annotation(parameter.annotation):
                 found.update(targets)
         return found
 
@@ -247,7 +286,7 @@ class AppModule:
             if isinstance(node, ast.arg):
                 agent = (
                     (node.arg == function.self_name and self.is_agent_class(function))
-                    or vocabulary.is_agent_annotation(node.annotation)
+                    or self.is_agent_annotation(node.annotation)
                     or node.arg in vocabulary.agent_names
                 )
                 return frozenset({AGENT}) if agent else frozenset()
@@ -311,6 +350,42 @@ class AppModule:
     def graph(self, function: Function) -> Graph:
         return graph(self.file, function.node)
 
+    # -- receivers ------------------------------------------------------------------------
+    def pushing_type(self, name: str) -> bool:
+        """An agent, task, agent session, realtime session or configured receiver type, by
+        its name or the class hierarchy in the file."""
+        vocabulary = self.vocabulary
+        return any(
+            vocabulary.is_agent_type(n)
+            or vocabulary.is_session_type(n)
+            or vocabulary.is_realtime_type(n)
+            or n in vocabulary.receiver_types
+            for n in self.types.lineage(name)
+        )
+
+    def push_of(self, node: ast.AST, function: Function | None) -> tuple[ast.expr, ast.expr | None] | None:
+        """(receiver, pushed context) of a push: a push method called on an agent, task,
+        session or configured type (by annotation, assignment, the class hierarchy in the
+        file, or the vocabulary's names). On a receiver whose type the file names and that
+        is none of them, the call must have the push's signature, and so must the method
+        where the file defines it: `CrmSync().update_chat_ctx(customer_id, notes=...)` is
+        not a push. A receiver the file says nothing about is one by name or by signature."""
+        found = self.vocabulary.push_call(node)
+        if found is None:
+            return None
+        receiver = found[0]
+        names = self.types.of(receiver, function)
+        if names is not None:
+            if any(self.pushing_type(n) for n in names):
+                return found
+            if not self.vocabulary.push_shaped(node):
+                return None
+            defined = [d for d in (self.types.method(n, node.func.attr) for n in names) if d is not None]
+            return found if not defined or any(accepts_one_argument(d) for d in defined) else None
+        if function is not None and (self.is_agent(receiver, function) or self.is_session(receiver, function)):
+            return found
+        return found if self.vocabulary.push_shaped(node) else None
+
     # -- snapshots --------------------------------------------------------------------------
     def is_local_context(self, expr: ast.AST, function: Function) -> bool:
         """`<agent or session>.<local context>`."""
@@ -361,7 +436,7 @@ class AppModule:
     def write_backs(self, function: Function) -> Iterator[tuple[ast.Call, ast.expr, ast.expr]]:
         """(call, receiver, pushed context) of every push on an agent or task."""
         for node in self.calls(function):
-            found = self.vocabulary.push_call(node)
+            found = self.push_of(node, function)
             if found is not None and found[1] is not None and self.is_agent(found[0], function):
                 yield node, found[0], found[1]
 
