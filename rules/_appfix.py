@@ -48,8 +48,8 @@ def same_code_text(code: str) -> str:
     """Source text without surrounding parentheses or blanks, for comparing expressions."""
     text = code.strip()
     while text.startswith("(") and text.endswith(")"):
-        try:
-            ast.parse(text[1:-1], mode="eval")
+        try:  # stripped: a bracketed expression over several lines starts with a newline
+            ast.parse(text[1:-1].strip(), mode="eval")
         except SyntaxError:
             break
         text = text[1:-1].strip()

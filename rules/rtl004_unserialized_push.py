@@ -9,7 +9,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _lockfix
-from ._realtime import OPTIONS, analyse, push_lock, required_tokens, stale_snapshots, under_push_lock
+from ._realtime import OPTIONS, analyse, required_tokens, unserialized_pushes
 
 
 class UnserializedPush(Rule):
@@ -99,21 +99,13 @@ class A:
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)
-        already = {id(p.call) for stale in stale_snapshots(module) for p in stale.pushes}
-        for info in module.classes:
-            if push_lock(module, info) is None:
-                continue
-            pushes = [p for p in module.pushes if p.function.cls is info]
-            if not any(under_push_lock(module, p.call, p.function) for p in pushes):
-                continue  # nothing in this class is serialized yet: RTL001 speaks first
-            for push in pushes:
-                if id(push.call) in already or under_push_lock(module, push.call, push.function):
-                    continue
-                path = module.path(push.stmt)
-                plan = _lockfix.plan(module, push.function, path, path)
-                message = (
-                    f"{push.call.func.attr} is not under {plan.lock_expression}, which serializes the "
-                    f"other pushes of {info.node.name}; a snapshot taken by another push while this one "
-                    f"awaits its acknowledgement misses this push's changes"
-                )
-                yield self.report(file, push.call, message, plan=plan, symbol=push.function.qualname)
+        for push in unserialized_pushes(module):
+            info = push.function.cls
+            path = module.path(push.stmt)
+            plan = _lockfix.plan(module, push.function, path, path)
+            message = (
+                f"{push.call.func.attr} is not under {plan.lock_expression}, which serializes the "
+                f"other pushes of {info.node.name}; a snapshot taken by another push while this one "
+                f"awaits its acknowledgement misses this push's changes"
+            )
+            yield self.report(file, push.call, message, plan=plan, symbol=push.function.qualname)

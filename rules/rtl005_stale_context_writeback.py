@@ -50,6 +50,15 @@ class StaleContextWriteback(Rule):
     `turn_ctx`, `llm_node`'s `chat_ctx`, and any parameter called `turn_ctx`), which the
     framework copied before the function started.
 
+    It also follows a copy or a read of an agent's context into a push on a realtime
+    session, new or reconnected (`await rt.update_chat_ctx(ctx)`,
+    `await rt._update_session(chat_ctx=ctx)`, on a session created after the copy or an
+    existing one), with an await between on some path: retries in a loop, and a push made
+    by a nested function that the function calls after the await (livekit-agents 1.8.9
+    `llm/realtime_fallback_adapter.py`, `_swap`: the agent's context is read, the old
+    session closed, and `_bring_up` replays the read into the new one). The message
+    names the session.
+
     On Pipecat (a file that imports from `pipecat`), finds a stale write of an `LLMContext`:
     a direct write (`set_messages(copy)`, or `transform_messages(f)` where `f` ignores its
     argument) with an await between the copy and the write, and a frame write, which is
@@ -68,6 +77,11 @@ class StaleContextWriteback(Rule):
     and client-side turn detection the user's committed audio turn arrives exactly then, so
     the turn the model is about to answer is deleted (livekit-memorysync 1.1.1 with
     `persist_injection=True` does this on every turn that injects a memory).
+
+    Into a realtime session: while the old session closes and the new one starts, the
+    framework commits the interrupted reply and the user's next turn to the agent's
+    context; the replay lacks them, so the new conversation never has them (and pushes
+    made meanwhile are often dropped behind a "swapping" flag).
 
     On Pipecat every aggregator, function-call handler and processor writes the one list, in
     its own task. A memory processor that copies `frame.context.get_messages()`, awaits a
@@ -123,7 +137,10 @@ class StaleContextWriteback(Rule):
     twice.
 
     A context handed in as a parameter is taken to be a copy of the receiver's context
-    (`turn_ctx` is a copy of this agent's `chat_ctx`).
+    (`turn_ctx` is a copy of this agent's `chat_ctx`). On a push into a realtime session
+    the fresh copy is of the snapshot's own context (`self._agent.chat_ctx.copy()`, with
+    its copy arguments), taken right before the push, inside the nested function that
+    pushes where the push is there.
 
     On Pipecat: an Update frame whose messages are a pure function of the live list or of an
     exact copy (a comprehension with one `for`, `list(map(f, x))`, `list(filter(f, x))`, a
@@ -144,6 +161,11 @@ class StaleContextWriteback(Rule):
     the await, or take a fresh copy after it and merge into it what the snapshot produced
     (that is not a finding). Unsafe when the write-back is detached (RTL006): a fresh copy
     taken before a push that runs later can go stale again; `--unsafe-fixes` also awaits it.
+    On a push into a realtime session, also no fix when the pushed context is a read of a
+    session's mirror on another path (the real `_swap` replays the old session's
+    `chat_ctx` when no agent session is bound: a fresh copy of the agent's context would
+    replace that path too), or when the snapshot is edited in an enclosing function and
+    pushed by a nested one.
 
     On Pipecat, no fix for a copy that is filtered or transformed and written back directly,
     for edits that remove or reorder, for a write in a loop, for an Update frame of anything
@@ -153,19 +175,21 @@ class StaleContextWriteback(Rule):
     Not a finding: snapshot, synchronous edits and write-back with no await between; a
     snapshot taken after the last await; writing back the live object (`self._chat_ctx`);
     a snapshot handed to a new agent (`NewAgent(chat_ctx=ctx)`); a parameter the hook table
-    does not name; a push on a realtime session (RTL001 and RTL004 cover those). On
-    Pipecat: an Append frame; a Transform that computes from its argument; `add_message`
+    does not name; a snapshot of a realtime session's own mirror, or a push of one that
+    RTL001 or RTL004 already reports (one defect, one finding: once RTL004's fix puts such
+    a push under the push lock, the same `--fix` run takes the fresh copy under it); a
+    context parameter pushed into a realtime session (the caller's to keep fresh); a nested
+    function called before any await, or never called by name (a callback).
+    On Pipecat: an Append frame; a Transform that computes from its argument; `add_message`
     after the await; a replacement with data not read from the context (a reset, a restore
     from a file); a copy taken after the last await; a write through a live alias
     (`set_messages(alias)` changes nothing); a context the function built itself
     (`LLMContext(...)`, which nothing else writes).
 
-    Known limit: the analysis follows a snapshot within one function (and into the
-    closures it defines). A snapshot stored on an object (`self._progress.snapshot = ...`)
-    and written back by another method after awaits elsewhere is not followed; neither is
-    a snapshot passed to a helper function that writes it back, unless the helper's
-    parameter is annotated `ChatContext` or named by the hook table (then the helper's own
-    awaits are checked).
+    Known limit: the analysis follows a snapshot within one function, into the closures it
+    defines and to their calls. A snapshot passed to a helper function that writes it back
+    is not followed, unless the helper's parameter is annotated `ChatContext` or named by
+    the hook table (then the helper's own awaits are checked).
     """
 
     code = "RTL005"
@@ -241,17 +265,50 @@ async def greet(worker, context):
             yield from self._check_pipecat(file)
             return
         module = analyse(file)
-        realtime = None
+        realtime = reported = None
         for function in module.index.functions:
             if not isinstance(function.node, ast.AsyncFunctionDef):
                 continue  # nothing can run in between without an await
             for call, receiver, pushed in module.write_backs(function):
                 realtime = realtime if realtime is not None else _realtime_pushes(file)
                 if id(call) in realtime:
-                    continue  # a push on a realtime session: RTL001/RTL004's defect, one finding
+                    continue  # a push on a realtime session: judged below
                 finding = self._check_write_back(module, function, call, receiver, pushed)
                 if finding is not None:
                     yield finding
+            for call, session, pushed in module.session_pushes(function):
+                reported = reported if reported is not None else _reported_pushes(file)
+                if id(call) in reported:
+                    continue  # RTL001's or RTL004's finding: one defect, one finding
+                finding = self._check_session_push(module, function, call, session, pushed)
+                if finding is not None:
+                    yield finding
+
+    def _check_session_push(self, module: AppModule, function: Function, call, session, pushed) -> Finding | None:
+        """A snapshot of a local context (a copy or a read, not a parameter) pushed into a
+        realtime session, new or reconnected, with an await between."""
+        flow = module.snapshot_flow(function)
+        keys = [k for k in flow.origins(pushed) if module.snapshots[k].kind != "parameter"]
+        keys.sort(key=lambda k: (module.snapshots[k].node.lineno, k))
+        for key in keys:
+            snapshot = module.snapshots[key]
+            awaits = module.awaits_before(function, snapshot, call)
+            if not awaits:
+                continue
+            file = module.file
+            target = f"{file.segment(session)}.{call.func.attr}"
+            if len(keys) > 1:
+                plan = fx.no_fix("the pushed context comes from more than one snapshot")
+            else:
+                plan = _session_plan(module, function, call, session, pushed, snapshot, key)
+            message = (
+                f"{target} pushes {snapshot.describe()} into the realtime session `{file.segment(session)}`, and "
+                f"{_describe_await(awaits[0], call)} can run in between: what the framework commits to the "
+                f"context meanwhile (the user's turn, a tool output, an interrupted reply) is missing from that "
+                f"session's conversation"
+            )
+            return self.report(file, call, message, plan=plan, symbol=function.qualname)
+        return None
 
     def _check_write_back(self, module: AppModule, function: Function, call, receiver, pushed) -> Finding | None:
         flow = module.snapshot_flow(function)
@@ -302,6 +359,22 @@ def either_framework(settings) -> list[tuple]:  # noqa: ANN001
     return [((methods, called), pipecat.tokens(settings))]
 
 
+def _reported_pushes(file) -> set[int]:  # noqa: ANN001
+    """The pushes RTL001 or RTL004 report (or report the snapshot of)."""
+    from ._realtime import analyse as realtime_analysis
+    from ._realtime import reported_pushes
+
+    return reported_pushes(realtime_analysis(file))
+
+
+def _mirror_origins(file, function: Function, pushed) -> bool:  # noqa: ANN001
+    """Whether the pushed value also carries a snapshot of a session's mirror."""
+    from ._realtime import analyse as realtime_analysis
+    from ._realtime import flow
+
+    return bool(flow(realtime_analysis(file), function).origins(pushed))
+
+
 def _realtime_pushes(file) -> set[int]:  # noqa: ANN001
     """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
     the realtime rules compute the same analysis of the file)."""
@@ -324,10 +397,46 @@ def _describe_await(point: Point, call: ast.AST) -> str:
 # -- the fix --------------------------------------------------------------------------------
 
 
-def _plan(module: AppModule, function: Function, call, receiver, snapshot: Snapshot, key: int) -> fx.Plan:
+def _session_plan(module: AppModule, function: Function, call, session, pushed, snapshot: Snapshot, key: int):  # noqa: ANN001, ANN201
+    """RTL005's fix on a push into a realtime session: a fresh copy of the snapshot's own
+    context (the agent's) right before the push, where RTL005's fix applies."""
+    file = module.file
+    if _mirror_origins(file, function, pushed):
+        return fx.no_fix(
+            f"on another path the pushed context is a read of a realtime session's mirror, which a fresh copy of "
+            f"`{snapshot.context}` would replace; take the fresh copy on the agent's path only"
+        )
+    owner = module.index.function_of_node(snapshot.node)
+    if owner is not None and owner is not function and _has_edits(module, owner, snapshot, key):
+        return fx.no_fix(
+            f"the snapshot is edited in `{owner.node.name}`, outside the function that pushes it; re-take it "
+            f"right before the push, or merge what it produced into a fresh copy there"
+        )
+    return _plan(module, function, call, session, snapshot, key, into_session=True)
+
+
+def _has_edits(module: AppModule, owner: Function, snapshot: Snapshot, key: int) -> bool:
+    flow = module.snapshot_flow(owner)
+    for node in module.index.nodes(owner.node):
+        if node is snapshot.node or not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        target = node.func.value
+        if isinstance(target, ast.Attribute) and target.attr == "items":
+            target = target.value
+        if node.func.attr in ADDITIVE_EDITS | OTHER_EDITS | ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS:
+            if key in flow.origins(target):
+                return True
+    return False
+
+
+def _plan(
+    module: AppModule, function: Function, call, receiver, snapshot: Snapshot, key: int, into_session: bool = False
+) -> fx.Plan:
     file, vocabulary = module.file, module.vocabulary
     receiver_text = file.segment(receiver)
-    if snapshot.kind == "parameter":
+    if into_session:  # the fresh copy is of the snapshot's own context, not the session's mirror
+        fresh = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+    elif snapshot.kind == "parameter":
         context = next(iter(sorted(vocabulary.copying_contexts)), "chat_ctx")
         fresh = f"{receiver_text}.{context}.copy()"
     elif snapshot.owner != receiver_text:

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from .._analysis.index import Function, FunctionNode, dotted, final_name, walk_function
 from .anchors import import_anchor, imports_module, module_anchor
-from .pushlock import StaleSnapshot, flow, push_lock, serialized, stale_snapshots, under_push_lock
+from .pushlock import (
+    StaleSnapshot,
+    flow,
+    push_lock,
+    reported_pushes,
+    serialized,
+    stale_snapshots,
+    under_push_lock,
+    unserialized_pushes,
+)
 from .sessions import Module, Push, Snapshot, analyse
 from .vocabulary import OPTIONS, required_tokens
 
@@ -45,9 +54,11 @@ __all__ = [
     "imports_module",
     "module_anchor",
     "push_lock",
+    "reported_pushes",
     "required_tokens",
     "serialized",
     "stale_snapshots",
     "under_push_lock",
+    "unserialized_pushes",
     "walk_function",
 ]

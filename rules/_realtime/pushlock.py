@@ -135,3 +135,32 @@ def stale_snapshots(module: Module) -> list[StaleSnapshot]:
         return found
 
     return module.file.memo("rules._realtime.stale", compute)
+
+
+def unserialized_pushes(module: Module) -> list[Push]:
+    """RTL004's defect: in a class where some push is made under the push lock, the other
+    pushes that are not (a push whose snapshot is already stale, RTL001's, left out)."""
+
+    def compute() -> list[Push]:
+        already = {id(p.call) for stale in stale_snapshots(module) for p in stale.pushes}
+        found = []
+        for info in module.classes:
+            if push_lock(module, info) is None:
+                continue
+            pushes = [p for p in module.pushes if p.function.cls is info]
+            if not any(under_push_lock(module, p.call, p.function) for p in pushes):
+                continue  # nothing in this class is serialized yet: RTL001 speaks first
+            found += [
+                p for p in pushes if id(p.call) not in already and not under_push_lock(module, p.call, p.function)
+            ]
+        return found
+
+    return module.file.memo("rules._realtime.unserialized", compute)
+
+
+def reported_pushes(module: Module) -> set[int]:
+    """The pushes (by id of the call) that RTL001 or RTL004 report or report the snapshot
+    of: one defect, one finding, so the application rules say nothing more there."""
+    return {id(p.call) for stale in stale_snapshots(module) for p in stale.pushes} | {
+        id(p.call) for p in unserialized_pushes(module)
+    }

@@ -169,12 +169,12 @@ def test_a_push_on_a_realtime_session_is_left_to_the_realtime_rules(project: Pat
     source = (
         Path(__file__).resolve().parents[2] / "fixtures" / "RTL005" / "one_defect_rtl004_realtime_push.py"
     ).read_text()
-    assert lint(project, source) == ["23:RTL004"]
-    assert lint(project, source, 'agent-names = ["_rt_session", "_agent"]') == ["23:RTL004"]
+    assert lint(project, source) == ["25:RTL004"]
+    assert lint(project, source, 'agent-names = ["_rt_session", "_agent"]') == ["25:RTL004"]
     stale = source.replace(
         "self._rt_session.update_chat_ctx(chat_ctx)  # error: RTL004", "self._bot.update_chat_ctx(chat_ctx)"
     )
-    assert lint(project, stale, 'agent-names = ["_bot", "_agent"]') == ["23:RTL005"]
+    assert lint(project, stale, 'agent-names = ["_bot", "_agent"]') == ["25:RTL005"]
 
 
 def test_a_bad_option_value_is_a_configuration_error(project: Path) -> None:
@@ -240,3 +240,13 @@ def test_rule_modules_import_no_other_rule_and_no_private_name() -> None:
                     assert not any(alias.name.startswith("_") for alias in node.names), (module.__name__, node.module)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "fx":
                 assert not node.attr.startswith("_"), (module.__name__, node.attr)
+
+
+def test_same_code_text_sees_through_brackets_over_several_lines() -> None:
+    """A push that a formatter wrapped in brackets over several lines (`await (\\n x(...)\\n)`)
+    is still found by its text on the LibCST side of a fix."""
+    from rtlint.rules._appfix import same_code_text
+
+    wrapped = "(\n    self._voice.update_chat_ctx(\n        ctx\n    )\n)"
+    assert same_code_text(wrapped) == same_code_text("self._voice.update_chat_ctx(\n    ctx\n)")
+    assert same_code_text("(a) + (b)") == "(a) + (b)"  # two bracketed operands are not one

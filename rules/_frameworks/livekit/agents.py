@@ -57,6 +57,11 @@ OPTIONS = (
         "started (`*` for any function)",
     ),
     Option(
+        "session-update-methods",
+        ["_update_session"],
+        "realtime-session methods that push their `chat_ctx=` argument (LiveKit's `RealtimeSession._update_session`)",
+    ),
+    Option(
         "push-receiver-types",
         [],
         "further types whose push-method calls are pushes (a wrapper of your own around an agent or session)",
@@ -117,6 +122,7 @@ class Vocabulary:
     hook_table: tuple[tuple[str, str], ...]
     spawners: frozenset[str]
     receiver_types: tuple[str, ...]  # configured push receivers
+    session_updates: frozenset[str]  # realtime-session methods that push their `chat_ctx=`
     realtime_types: tuple[str, ...]  # the realtime rules' `session-types`
 
     @classmethod
@@ -141,6 +147,7 @@ class Vocabulary:
             tuple(hooks),
             frozenset(get("task-spawners")),
             get("push-receiver-types"),
+            frozenset(get("session-update-methods")),
             tuple(settings.get("session-types", ("RealtimeSession",))),
         )
 
@@ -440,13 +447,52 @@ class AppModule:
             if found is not None and found[1] is not None and self.is_agent(found[0], function):
                 yield node, found[0], found[1]
 
+    def session_pushes(self, function: Function) -> Iterator[tuple[ast.Call, ast.expr, ast.expr]]:
+        """(call, session, pushed context) of every push on a realtime session (the realtime
+        vocabulary's sessions: names, annotations, `.session()` assignments, aliases):
+        `update_chat_ctx(ctx)` and `_update_session(chat_ctx=ctx)`."""
+        from ..._realtime.sessions import analyse as realtime
+
+        vocabulary, sessions = self.vocabulary, None
+        for node in self.calls(function):
+            if not isinstance(node.func, ast.Attribute):
+                continue
+            method = node.func.attr
+            if method in vocabulary.push_methods:
+                pushed = (
+                    node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
+                )
+            elif method in vocabulary.session_updates:
+                pushed = next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
+            else:
+                continue
+            if pushed is None:
+                continue
+            sessions = sessions or realtime(self.file)
+            if sessions.is_session(node.func.value, function):
+                yield node, node.func.value, pushed
+
     def awaits_before(self, function: Function, snapshot: Snapshot, call: ast.AST) -> list[Point]:
         """Await points that can run after the snapshot (the function's start, for a
-        parameter or a snapshot of an enclosing function) and before `call`, on a path that
-        does not take the snapshot again (a snapshot re-taken in every loop pass is fresh)."""
+        parameter) and before `call`, on a path that does not take the snapshot again (a
+        snapshot re-taken in every loop pass is fresh). For a snapshot of an enclosing
+        function: the awaits of this function before `call`, else those of the enclosing
+        function between the snapshot and a call of this one (a retry loop's earlier passes
+        included); a nested function that is never called by name there (a callback) is
+        not followed."""
         g = self.graph(function)
-        start = g.locate(snapshot.node) if snapshot.kind != "parameter" and id(snapshot.node) in g.point_of else None
-        return awaits_between(g, start, g.locate(call), call)
+        in_graph = snapshot.kind != "parameter" and id(snapshot.node) in g.point_of
+        start = g.locate(snapshot.node) if in_graph else None
+        found = awaits_between(g, start, g.locate(call), call)
+        if found or in_graph or snapshot.kind == "parameter" or function.outer is None:
+            return found
+        outer = function.outer
+        for site in self.calls(outer):
+            if isinstance(site.func, ast.Name) and site.func.id == function.node.name:
+                found = self.awaits_before(outer, snapshot, site)
+                if found:
+                    return found
+        return []
 
 
 def _carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
