@@ -59,6 +59,15 @@ class StaleContextWriteback(Rule):
     session closed, and `_bring_up` replays the read into the new one). The message
     names the session.
 
+    And it follows a snapshot kept on an attribute (`self._history = self.chat_ctx.copy()`)
+    to a write-back of it: in the same method after an await, or in another method of the
+    class where every way of reaching the write-back passes an await after the last
+    refresh of the attribute (an assignment, or a call of a method that makes one): the
+    method's own awaits, those of the methods that call it (`await self._kb.preload()`,
+    then `await self._restore()`), or the framework calling it later (`callback-methods`:
+    `on_exit`, `on_user_turn_completed`, `llm_node` and `@function_tool` tools). The
+    message names the method that stored the snapshot and the await.
+
     On Pipecat (a file that imports from `pipecat`), finds a stale write of an `LLMContext`:
     a direct write (`set_messages(copy)`, or `transform_messages(f)` where `f` ignores its
     argument) with an await between the copy and the write, and a frame write, which is
@@ -165,7 +174,8 @@ class StaleContextWriteback(Rule):
     session's mirror on another path (the real `_swap` replays the old session's
     `chat_ctx` when no agent session is bound: a fresh copy of the agent's context would
     replace that path too), or when the snapshot is edited in an enclosing function and
-    pushed by a nested one.
+    pushed by a nested one. No fix for a snapshot stored on an attribute by another method:
+    take a fresh copy in the method that writes back, right before the write-back.
 
     On Pipecat, no fix for a copy that is filtered or transformed and written back directly,
     for edits that remove or reorder, for a write in a loop, for an Update frame of anything
@@ -179,7 +189,15 @@ class StaleContextWriteback(Rule):
     RTL001 or RTL004 already reports (one defect, one finding: once RTL004's fix puts such
     a push under the push lock, the same `--fix` run takes the fresh copy under it); a
     context parameter pushed into a realtime session (the caller's to keep fresh); a nested
-    function called before any await, or never called by name (a callback).
+    function called before any await, or never called by name (a callback). Precision
+    first for attributes: nothing is reported when a method that refreshes the attribute is
+    handed out as a value (an event callback such as `session.on("conversation_item_added",
+    self._on_item)`: it can run during any await), when the attribute is ever set to
+    something that is not a snapshot (`ChatContext.empty()`, a result of a call) or from a
+    nested function, when some way to the write-back refreshes it after the last await, or
+    when the write-back is in a public method that nothing in the class calls and that
+    has no await of its own before it (its callers are not known: name it in
+    `callback-methods` if the framework calls it later).
     On Pipecat: an Append frame; a Transform that computes from its argument; `add_message`
     after the await; a replacement with data not read from the context (a reset, a restore
     from a file); a copy taken after the last await; a write through a live alias
@@ -187,7 +205,9 @@ class StaleContextWriteback(Rule):
     (`LLMContext(...)`, which nothing else writes).
 
     Known limit: the analysis follows a snapshot within one function, into the closures it
-    defines and to their calls. A snapshot passed to a helper function that writes it back
+    defines and to their calls, and through attributes of `self` within one class (not an
+    attribute of another object, `self._progress.snapshot`). A snapshot passed to a helper
+    function that writes it back
     is not followed, unless the helper's parameter is annotated `ChatContext` or named by
     the hook table (then the helper's own awaits are checked).
     """
@@ -284,12 +304,46 @@ async def greet(worker, context):
                 if finding is not None:
                     yield finding
 
+    def _check_stored(self, module: AppModule, function: Function, call, receiver, pushed, into_session: bool):  # noqa: ANN001, ANN201
+        """A snapshot stored on `self.<attr>` by another method and written back here."""
+        found = module.stale_stored(function, pushed)
+        if found is None:
+            return None
+        model, stale = found
+        stored = [(w, s) for w, s in module.stored_snapshots(model) if not (into_session and s.kind == "parameter")]
+        if not stored:
+            return None
+        file = module.file
+        writer, snapshot = stored[0]
+        more = f" (and {len(stored) - 1} more)" if len(stored) > 1 else ""
+        target = f"{file.segment(receiver)}.{call.func.attr}"
+        into = f" into the realtime session `{file.segment(receiver)}`" if into_session else ""
+        if stale.point is not None:
+            where = "this method" if stale.method is function else f"`{stale.method.node.name}`"
+            after = f"{_describe_await(stale.point, call)} (in {where}) runs after it on every path to this write-back"
+        else:
+            after = f"`{stale.method.node.name}` runs later, when the framework calls it after other turns"
+        message = (
+            f"{target} writes back `self.{model.name}`{into}, {snapshot.describe()} and stored by "
+            f"`{writer.qualname}`{more}, and {after}: what the framework commits to the context meanwhile (the "
+            f"user's turn, a tool output, a reply) is lost, and deleted server-side on a realtime model"
+        )
+        plan = fx.no_fix(
+            f"the snapshot is stored on `self.{model.name}` by another method (`{writer.node.name}`); take a fresh "
+            f"copy of the context in `{function.node.name}` right before the write-back"
+        )
+        return self.report(file, call, message, plan=plan, symbol=function.qualname)
+
     def _check_session_push(self, module: AppModule, function: Function, call, session, pushed) -> Finding | None:
         """A snapshot of a local context (a copy or a read, not a parameter) pushed into a
         realtime session, new or reconnected, with an await between."""
         flow = module.snapshot_flow(function)
         keys = [k for k in flow.origins(pushed) if module.snapshots[k].kind != "parameter"]
         keys.sort(key=lambda k: (module.snapshots[k].node.lineno, k))
+        if _refreshed_meanwhile(module, function, pushed):
+            return None
+        if not flow.origins(pushed):
+            return self._check_stored(module, function, call, session, pushed, into_session=True)
         for key in keys:
             snapshot = module.snapshots[key]
             awaits = module.awaits_before(function, snapshot, call)
@@ -313,6 +367,10 @@ async def greet(worker, context):
     def _check_write_back(self, module: AppModule, function: Function, call, receiver, pushed) -> Finding | None:
         flow = module.snapshot_flow(function)
         keys = sorted(flow.origins(pushed), key=lambda k: (module.snapshots[k].node.lineno, k))
+        if _refreshed_meanwhile(module, function, pushed):
+            return None
+        if not keys:
+            return self._check_stored(module, function, call, receiver, pushed, into_session=False)
         for key in keys:
             snapshot = module.snapshots[key]
             awaits = module.awaits_before(function, snapshot, call)
@@ -357,6 +415,13 @@ def either_framework(settings) -> list[tuple]:  # noqa: ANN001
     """A LiveKit push (its method name, called) or Pipecat's words (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
     return [((methods, called), pipecat.tokens(settings))]
+
+
+def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:  # noqa: ANN001
+    """The pushed `self.<attr>` is refreshed by a method that can run at any await (one handed
+    out as a callback): whether the write-back sees the old snapshot is not known."""
+    model = module.stored(function, pushed)
+    return model is not None and model.concurrent
 
 
 def _reported_pushes(file) -> set[int]:  # noqa: ANN001

@@ -19,6 +19,7 @@ two copies: one for a normal end, one for an abrupt exit, which goes on where it
     g.dominates(a, b)                       # every path from the entry to b runs a first
     g.may_run_between(a, b, is_await)       # points that can run after a and before b
     g.different_branches(a, b)              # a and b sit in exclusive arms (if/else, handlers)
+    g.states_at(b, initial, transfer)       # the states a forward walk reaches b in
 """
 
 from __future__ import annotations
@@ -398,6 +399,35 @@ class Graph:
                 if owner is other:
                     return step_a != step_b and exclusive(step_a, step_b, owner)
         return False
+
+    def states_at(self, node: ast.AST, initial: object, transfer: Callable[[Point, object], object]) -> frozenset:
+        """Every state a forward walk can be in when it reaches `node` (before its own
+        points): `initial` at the function's entry, `transfer(point, state)` at each point
+        in execution order, loops and branches joined. A small finite set of states makes
+        "has every path run an await since the last X" one query."""
+        ins: list[set] = [set() for _ in self.successors]
+        ins[self.entry].add(initial)
+        work = [self.entry]
+        while work:
+            unit = work.pop()
+            out = set()
+            for state in ins[unit]:
+                for point in self.points[unit]:
+                    state = transfer(point, state)
+                out.add(state)
+            for successor in self.successors[unit]:
+                if not out <= ins[successor]:
+                    ins[successor] |= out
+                    work.append(successor)
+        found = set()
+        for target in self.copies(node):
+            for state in ins[target.unit]:
+                for point in self.points[target.unit]:
+                    if point.order >= target.order:
+                        break
+                    state = transfer(point, state)
+                found.add(state)
+        return frozenset(found)
 
     def _dominators(self) -> list[set[int]]:
         if not hasattr(self, "_dom"):

@@ -737,3 +737,113 @@ def test_types_lineage_method_and_one_argument() -> None:
 
     assert one("chat_ctx") and one("chat_ctx, *, exclude=True") and one("*args") and one("a=1")
     assert not one("customer_id, *, notes") and not one("room, text") and not one("*, room")
+
+
+# -- states along paths (cfg.Graph.states_at) and attributes of self (members) -------------
+
+
+def test_states_at_joins_branches_and_loops() -> None:
+    file = load(
+        """
+        async def f(a):
+            x = 1
+            if a:
+                await g()
+            h()
+            while a:
+                k()
+                await g()
+        """
+    )
+    g = graph(file, function(file, "f"))
+
+    def transfer(point, state):  # noqa: ANN001, ANN202
+        return "awaited" if is_await(point) else state
+
+    assert g.states_at(calls(file.tree, "h")[0], "start", transfer) == {"start", "awaited"}
+    assert g.states_at(calls(file.tree, "k")[0], "start", transfer) == {"start", "awaited"}  # a later pass
+    only_awaited = load("async def f():\n    await g()\n    h()\n")
+    g = graph(only_awaited, function(only_awaited, "f"))
+    assert g.states_at(calls(only_awaited.tree, "h")[0], "start", transfer) == {"awaited"}
+
+
+MEMBERS = """
+class A:
+    def __init__(self):
+        self._h = None
+
+    def _refresh(self):
+        self._h = self.copy_of()
+
+    async def on_enter(self):
+        self._h = self.copy_of()
+        await wait()
+        await self._push()
+
+    async def direct(self):
+        self._refresh()
+        await self._push()
+
+    async def _push(self):
+        push(self._h)
+
+    async def later(self):
+        push(self._h)
+
+    async def public(self):
+        await wait()
+        push(self._h)
+"""
+
+
+def _members(source: str, name: str = "_h"):  # noqa: ANN202
+    from rtlint.rules._analysis.members import Attribute
+
+    file = load(source)
+    idx = index(file)
+
+    def classify(method, value) -> str:  # noqa: ANN001
+        if isinstance(value, ast.Constant) and value.value is None:
+            return "none"
+        return "keep" if isinstance(value, ast.Call) and getattr(value.func, "attr", "") == "copy_of" else "other"
+
+    return file, idx, Attribute(file, idx.classes[0], name, classify)
+
+
+def _read_in(idx, method: str) -> tuple:  # noqa: ANN001
+    function = next(f for f in idx.functions if f.node.name == method)
+    read = next(
+        n
+        for n in idx.nodes(function.node)
+        if isinstance(n, ast.Attribute) and n.attr == "_h" and isinstance(n.ctx, ast.Load)
+    )
+    return function, read
+
+
+def test_members_stale_through_callers_callbacks_and_own_awaits() -> None:
+    file, idx, model = _members(MEMBERS)
+    assert [w.method.node.name for w in model.writers] == ["_refresh", "on_enter"]
+    assert model.refreshers == {"_refresh", "on_enter", "direct"} and not model.concurrent
+    never = lambda method: False  # noqa: E731
+    # `_push` is called by `on_enter` after an await, but by `direct` right after a refresh
+    assert model.stale_at(*_read_in(idx, "_push"), never) is None
+    # `direct` only refreshes now: `_push` is reached from `on_enter`'s await alone
+    file, idx, model = _members(
+        MEMBERS.replace("        self._refresh()\n        await self._push()\n", "        self._refresh()\n")
+    )
+    stale = model.stale_at(*_read_in(idx, "_push"), never)
+    assert stale is not None and stale.method.node.name == "on_enter" and stale.point.node.lineno == 11
+    assert model.stale_at(*_read_in(idx, "later"), never) is None  # public, no await: callers unknown
+    later = model.stale_at(*_read_in(idx, "later"), lambda method: method.node.name == "later")
+    assert later is not None and later.point is None  # a callback of the framework
+    own = model.stale_at(*_read_in(idx, "public"), never)
+    assert own is not None and own.method.node.name == "public"
+
+
+def test_members_say_nothing_for_a_concurrent_refresh_or_an_unknown_value() -> None:
+    handed_out = MEMBERS + "\n    def register(self, bus):\n        bus.on('x', self._refresh)\n"
+    _, idx, model = _members(handed_out)
+    assert model.concurrent and model.stale_at(*_read_in(idx, "public"), lambda m: False) is None
+    other = MEMBERS.replace("self._h = None", "self._h = make()")
+    _, idx, model = _members(other)
+    assert model.unknown and model.stale_at(*_read_in(idx, "public"), lambda m: False) is None

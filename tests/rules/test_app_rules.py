@@ -163,6 +163,25 @@ def test_push_receiver_types_make_a_typed_receiver_a_push(project: Path) -> None
     assert lint(project, unknown.replace("relay", "agent")) == ["5:RTL006"]
 
 
+def test_callback_methods_name_what_the_framework_calls_later(project: Path) -> None:
+    """Issue 23, item 2: a snapshot stored on `self` and written back in a method the
+    framework calls later (a hook, a tool) is stale there without a visible await."""
+    source = """
+        from livekit.agents import Agent
+
+        class Bot(Agent):
+            async def on_enter(self):
+                self._kept = self.chat_ctx.copy()
+
+            async def on_goodbye(self):
+                await self.update_chat_ctx(self._kept)
+    """
+    assert lint(project, source) == []  # a public method: its callers are not known
+    assert lint(project, source, 'callback-methods = ["on_goodbye"]') == ["9:RTL005"]
+    decorated = source.replace("    async def on_goodbye", "    @my_tool\n            async def on_goodbye")
+    assert lint(project, decorated, 'callback-methods = ["@my_tool"]') == ["10:RTL005"]
+
+
 def test_a_push_on_a_realtime_session_is_left_to_the_realtime_rules(project: Path) -> None:
     """One defect, one finding: even when the application vocabulary is told that the
     session attribute holds an agent, its stale push is RTL004's (and RTL001's) alone."""

@@ -21,6 +21,7 @@ from rtlint.core.settings import Option
 
 from ..._analysis.cfg import Graph, Point, awaits_between, graph
 from ..._analysis.index import Function, Index, annotation_names, dotted, index, parameters
+from ..._analysis.members import Attribute, Stale, attribute
 from ..._analysis.types import Types, accepts_one_argument, types
 from ..._analysis.values import FlowRules, ValueFlow
 from ..._realtime.vocabulary import PUSH_METHODS
@@ -65,6 +66,12 @@ OPTIONS = (
         "push-receiver-types",
         [],
         "further types whose push-method calls are pushes (a wrapper of your own around an agent or session)",
+    ),
+    Option(
+        "callback-methods",
+        ["on_exit", "on_user_turn_completed", "llm_node", "@function_tool"],
+        "methods of an agent or task that the framework calls later, after other turns (`@name` for the ones a "
+        "decorator marks): a snapshot stored on `self` before them is stale there",
     ),
     Option(
         "task-spawners",
@@ -123,6 +130,7 @@ class Vocabulary:
     spawners: frozenset[str]
     receiver_types: tuple[str, ...]  # configured push receivers
     session_updates: frozenset[str]  # realtime-session methods that push their `chat_ctx=`
+    callbacks: frozenset[str]  # methods (or `@decorators`) the framework calls later
     realtime_types: tuple[str, ...]  # the realtime rules' `session-types`
 
     @classmethod
@@ -148,6 +156,7 @@ class Vocabulary:
             frozenset(get("task-spawners")),
             get("push-receiver-types"),
             frozenset(get("session-update-methods")),
+            frozenset(get("callback-methods")),
             tuple(settings.get("session-types", ("RealtimeSession",))),
         )
 
@@ -471,6 +480,52 @@ class AppModule:
             sessions = sessions or realtime(self.file)
             if sessions.is_session(node.func.value, function):
                 yield node, node.func.value, pushed
+
+    # -- snapshots stored on `self` ---------------------------------------------------------
+    def stored(self, function: Function, pushed: ast.AST) -> Attribute | None:
+        """The model of `self.<attr>` when the pushed value is that attribute of the method's
+        own instance (rules._analysis.members), the assignments followed being snapshots."""
+        if not (
+            function.cls is not None
+            and isinstance(pushed, ast.Attribute)
+            and isinstance(pushed.value, ast.Name)
+            and pushed.value.id == function.self_name
+        ):
+            return None
+        return attribute(self.file, function.cls, pushed.attr, self._classify)
+
+    def _classify(self, method: Function, value: ast.expr) -> str:
+        if self.snapshot_flow(method).origins(value):
+            return "keep"
+        if isinstance(value, ast.Constant) and value.value is None:
+            return "none"
+        return "other"
+
+    def stored_snapshots(self, model: Attribute) -> list[tuple[Function, Snapshot]]:
+        """(writer, the snapshot it stores) of every assignment of the attribute."""
+        found = []
+        for writer in model.writers:
+            for key in sorted(self.snapshot_flow(writer.method).origins(writer.value)):
+                found.append((writer.method, self.snapshots[key]))
+        return sorted(found, key=lambda f: f[1].node.lineno)
+
+    def stale_stored(self, function: Function, pushed: ast.AST) -> tuple[Attribute, Stale] | None:
+        """A snapshot stored on `self.<attr>` by another method, written back where every way
+        of reaching the write-back passes an await after the last refresh, or in a method
+        the framework calls later (`callback-methods`)."""
+        model = self.stored(function, pushed)
+        if model is None:
+            return None
+        stale = model.stale_at(function, pushed, self.is_callback)
+        return (model, stale) if stale is not None else None
+
+    def is_callback(self, function: Function) -> bool:
+        callbacks = self.vocabulary.callbacks
+        decorated = any(
+            f"@{final_name(d.func if isinstance(d, ast.Call) else d)}" in callbacks
+            for d in function.node.decorator_list
+        )
+        return decorated or (self.is_agent_class(function) and function.node.name in callbacks)
 
     def awaits_before(self, function: Function, snapshot: Snapshot, call: ast.AST) -> list[Point]:
         """Await points that can run after the snapshot (the function's start, for a
