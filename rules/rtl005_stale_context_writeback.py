@@ -289,16 +289,18 @@ async def greet(worker, context):
         for function in module.index.functions:
             if not isinstance(function.node, ast.AsyncFunctionDef):
                 continue  # nothing can run in between without an await
+            done = set()  # one finding per push
             for call, receiver, pushed in module.write_backs(function):
                 realtime = realtime if realtime is not None else _realtime_pushes(file)
                 if id(call) in realtime:
                     continue  # a push on a realtime session: judged below
                 finding = self._check_write_back(module, function, call, receiver, pushed)
                 if finding is not None:
+                    done.add(id(call))
                     yield finding
             for call, session, pushed in module.session_pushes(function):
                 reported = reported if reported is not None else _reported_pushes(file)
-                if id(call) in reported:
+                if id(call) in reported or id(call) in done:
                     continue  # RTL001's or RTL004's finding: one defect, one finding
                 finding = self._check_session_push(module, function, call, session, pushed)
                 if finding is not None:

@@ -269,3 +269,17 @@ def test_same_code_text_sees_through_brackets_over_several_lines() -> None:
     wrapped = "(\n    self._voice.update_chat_ctx(\n        ctx\n    )\n)"
     assert same_code_text(wrapped) == same_code_text("self._voice.update_chat_ctx(\n    ctx\n)")
     assert same_code_text("(a) + (b)") == "(a) + (b)"  # two bracketed operands are not one
+
+
+def test_a_spawned_push_named_both_agent_and_session_is_one_finding(project: Path) -> None:
+    source = """
+        import asyncio
+
+        class Bridge:
+            async def replay(self):
+                ctx = self._agent.chat_ctx.copy()
+                await self._agent.session.say("One moment.")
+                asyncio.create_task(self._rt_session.update_chat_ctx(ctx))
+    """
+    found = lint(project, source, 'agent-names = ["_agent", "_rt_session"]')
+    assert found.count("8:RTL005") == 1 and "8:RTL006" in found
