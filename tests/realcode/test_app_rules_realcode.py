@@ -88,12 +88,21 @@ def agents189() -> list[dict]:
 
 
 def test_189_wheel_application_findings(agents189: list[dict]) -> None:
-    """Every RTL005-RTL007 finding of the whole wheel: the task group's summary write-back."""
+    """Every RTL005-RTL007 finding of the whole wheel: the task group's summary write-back,
+    and (issue 23, item 1) the fallback adapter's `_swap`, which reads the agent's context,
+    closes the old realtime session and replays the read into the new one from
+    `_bring_up`: no fix, since without an agent session it replays the old mirror."""
     found = [f for f in agents189 if f["code"] in APP_CODES]
     assert [(f["path"].split("livekit/agents/")[-1], f["line"], f["code"]) for f in found] == [
-        ("beta/workflows/task_group.py", 159, "RTL005")
+        ("beta/workflows/task_group.py", 159, "RTL005"),
+        ("llm/realtime_fallback_adapter.py", 341, "RTL005"),
     ]
-    (finding,) = found
+    finding, swap = found
+    assert swap["fix"] is None
+    assert "`self._agent_session.current_agent.chat_ctx` read (a copy) at line 328" in swap["message"]
+    assert "into the realtime session `self._active`" in swap["message"]
+    assert "the await at line 361" in swap["message"]  # `await self._active.aclose()`, before `_bring_up`
+    assert "not fixable: on another path the pushed context is a read of a realtime session's mirror" in swap["message"]
     assert finding["fix"] is None
     assert "`self.chat_ctx` copied at line 151" in finding["message"]
     assert "not fixable: `_summarize` at line 151 changes the snapshot" in finding["message"]
