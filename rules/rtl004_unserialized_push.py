@@ -103,7 +103,7 @@ class A:
         for info in module.classes:
             if push_lock(module, info) is None:
                 continue
-            pushes = [p for p in module.pushes if p.function.cls is info]
+            pushes = module.pushes_of_class(info.node)
             if not any(under_push_lock(module, p.call, p.function) for p in pushes):
                 continue  # nothing in this class is serialized yet: RTL001 speaks first
             for push in pushes:

@@ -335,8 +335,6 @@ def single_binding(nodes: Iterable[ast.AST], name: str) -> ast.AST | None:
     return values[0] if len(values) >= 1 and len(texts) == 1 and None not in texts else None
 
 
-
-
 # -- live aliases and copies -------------------------------------------------------------
 
 
