@@ -119,3 +119,15 @@ def test_a_change_range_is_read_as_editors_read_it(start, end, expected) -> None
     )
     document.apply(change, 2)
     assert document.text == expected
+
+
+def test_a_document_too_costly_to_parse_is_rtl901_at_once(tmp_path) -> None:
+    from rtlint.core import reading
+    from rtlint.lsp.analysis import analyse
+
+    text = "x = 1\n" * (reading.MAX_PARSED + 1)
+    start = time.monotonic()
+    analysis = analyse(Document((tmp_path / "big.py").as_uri(), text, 1), tmp_path)
+    assert [f.code for f in analysis.findings] == ["RTL901"]
+    assert f"rtlint parses at most {reading.MAX_PARSED:,}" in analysis.findings[0].message
+    assert time.monotonic() - start < 5  # not parsed: the server answers the next request
