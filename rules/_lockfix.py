@@ -150,7 +150,12 @@ def _lock_anchor(init: ast.AST) -> ast.stmt:
 
 
 def _lock_factory(module: Module) -> tuple[str, bool]:
-    """How to write `asyncio.Lock()` in this module, and whether `import asyncio` is needed."""
+    """How to write `asyncio.Lock()` in this module, and whether `import asyncio` is needed
+    (once per module)."""
+    return module.file.memo(("rules._lockfix.factory", None), lambda: _find_lock_factory(module))
+
+
+def _find_lock_factory(module: Module) -> tuple[str, bool]:
     for stmt in module.file.tree.body:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:

@@ -139,9 +139,10 @@ class A:
             if not held:  # a lock around no block would stay held from the snapshot to the push
                 plan = dataclasses.replace(plan, applicability=None, reason=_NO_REGION)
             planned.append((stale, plan))
+        shallower = _by_block(planned)
         for stale, plan in planned:
             function = stale.snapshot.function
-            outer = _enclosing_fix(plan, [(s, p) for s, p in planned if p is not plan])
+            outer = _enclosing_fix(plan, shallower)
             if outer is not None:  # both fixes in one pass would nest the lock: a deadlock
                 reason = f"the fix of the snapshot at line {outer.snapshot.node.lineno} holds the lock over it"
                 plan = dataclasses.replace(plan, applicability=None, reason=reason)
@@ -173,20 +174,34 @@ def _region(module: Module, stale: StaleSnapshot) -> tuple[StatementPath, Statem
     return first, last, True
 
 
-def _enclosing_fix(
-    plan: _lockfix.LockPlan, others: list[tuple[StaleSnapshot, _lockfix.LockPlan]]
-) -> StaleSnapshot | None:
+_Planned = list[tuple[StaleSnapshot, _lockfix.LockPlan]]
+
+
+def _by_block(planned: _Planned) -> dict[tuple, list[tuple[int, StaleSnapshot, _lockfix.LockPlan]]]:
+    """The plans with a fix, by lock and the block their region starts in (its path but
+    the last step), with their order: a plan looks up only the blocks above its own."""
+    found: dict[tuple, list[tuple[int, StaleSnapshot, _lockfix.LockPlan]]] = {}
+    for order, (stale, plan) in enumerate(planned):
+        if plan.applicability is not None:
+            found.setdefault((plan.lock_expression, plan.first[:-1]), []).append((order, stale, plan))
+    return found
+
+
+def _enclosing_fix(plan: _lockfix.LockPlan, by_block: dict) -> StaleSnapshot | None:
     """The finding whose fix puts the same lock around a block holding this plan's region
-    deeper down (the editor lifts only an `async with` of the lock at the top of a region)."""
-    k = len(plan.first)
-    for stale, other in others:
-        if other.applicability is None or other.lock_expression != plan.lock_expression or len(other.first) >= k:
-            continue
-        depth = len(other.first)
-        step, low, high = plan.first[depth - 1], other.first[-1], other.last[-1]
-        if plan.first[: depth - 1] == other.first[:-1] and step[:-1] == low[:-1] and low[-1] <= step[-1] <= high[-1]:
-            return stale
-    return None
+    deeper down (the editor lifts only an `async with` of the lock at the top of a region);
+    the first such in the findings' order. Each plan looks at the blocks on its own path
+    only: linear in the findings, not quadratic."""
+    best = None
+    for depth in range(1, len(plan.first)):
+        step = plan.first[depth - 1]
+        for order, stale, other in by_block.get((plan.lock_expression, plan.first[: depth - 1]), ()):
+            low, high = other.first[-1], other.last[-1]
+            if other is not plan and step[:-1] == low[:-1] and low[-1] <= step[-1] <= high[-1]:
+                if best is None or order < best[0]:
+                    best = (order, stale)
+                break  # the first of this block in order; a later one cannot come first
+    return None if best is None else best[1]
 
 
 def _held_throughout(g: Graph, snapshot: ast.AST, pushes: list[ast.AST], statements: list[ast.stmt]) -> bool:

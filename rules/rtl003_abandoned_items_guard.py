@@ -48,7 +48,7 @@ class _Guard:
 
 def _guards(file: FileContext) -> Iterator[_Guard]:
     for function in index(file).functions:
-        pushes = [p for p in analyse(file).pushes if p.function.node is function.node]
+        pushes = analyse(file).pushes_in(function.node)
         if isinstance(function.node, ast.AsyncFunctionDef) and pushes:
             yield from _guards_in(file, function, pushes)
 

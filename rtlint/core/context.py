@@ -97,6 +97,7 @@ class FileContext:
         self._lines: list[str] | None = None
         self._memo: dict[Any, Any] = {}
         self._paths: dict[int, StatementPath] | None = None
+        self._searches = 0  # paths found by position (path_of)
 
     @property
     def lines(self) -> list[str]:
@@ -116,8 +117,11 @@ class FileContext:
         path = self._paths.get(id(stmt))
         if path is None:
             # found by position, descending only into the blocks that hold it: rules ask
-            # for a few paths, and the map of every statement costs a big file ~15 ms
-            path = _path_by_position(self.tree, stmt)
+            # for a few paths, and the map of every statement costs a big file ~15 ms; past
+            # a few dozen questions (a file of many findings) the map is made once, so the
+            # cost stays linear in the findings
+            self._searches += 1
+            path = _path_by_position(self.tree, stmt) if self._searches <= 32 else None
             if path is None:
                 self._paths.update((id(s), p) for s, p in iter_statement_paths(self.tree))
                 path = self._paths[id(stmt)]

@@ -52,7 +52,8 @@ def generate_tokens(text: str) -> Iterator[tokenize.TokenInfo]:
     Python reads a file. The pure-Python tokenizer (and io.StringIO's readline) end lines
     at \\n only, so every line is handed over with a \\n ending: the same line numbers and
     columns. Raises tokenize.TokenError or SyntaxError as tokenize does."""
-    lines = iter([line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in split_lines(text)])
+    # lazily: a caller that stops at the first token it needs does not pay for the file
+    lines = (line.rstrip("\r\n") + "\n" if line.endswith(("\r", "\n")) else line for line in split_lines(text))
     return tokenize.generate_tokens(lambda: next(lines, ""))
 
 

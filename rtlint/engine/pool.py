@@ -24,11 +24,49 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _worker(function: Callable[[Any], Any], items: Sequence[Any], connection) -> None:
+def _end_with_parent(parent: int, inherited: Sequence[int]) -> None:
+    """A worker ends when its parent dies, whatever killed it (SIGKILL included): the
+    parent's ends of every pipe, inherited at the fork, are closed (else a worker blocked
+    in send() to a dead parent waits for ever, its pipe held open by another worker), and a
+    watchdog ends the worker once its parent is gone (on Linux, also the parent-death
+    signal)."""
+    import os
+    import threading
+    import time
+
+    for fd in inherited:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:  # Linux: SIGKILL when the parent dies
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, ImportError):
+        pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)  # the parent is gone (the worker was re-parented)
+            time.sleep(0.2)
+
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, name="rtlint-parent-watchdog", daemon=True).start()
+
+
+def _worker(
+    function: Callable[[Any], Any], items: Sequence[Any], connection, parent: int = 0, inherited: Sequence[int] = ()
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held by the parent around the fork
+    if parent:
+        _end_with_parent(parent, inherited)
     while True:
         try:
             task = connection.recv()
@@ -45,9 +83,17 @@ def _worker(function: Callable[[Any], Any], items: Sequence[Any], connection) ->
 
 
 class _Worker:
-    def __init__(self, context, function, items) -> None:
+    def __init__(self, context, function, items, others: Sequence[_Worker] = ()) -> None:
+        import os
+
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=_worker, args=(function, items, child), daemon=True)
+        # the parent's ends a forked worker inherits: its own pipe's, and the other workers'
+        inherited = [self.connection.fileno()] + [o.connection.fileno() for o in others if not o.connection.closed]
+        if context.get_start_method() != "fork":
+            inherited = []  # a spawned worker inherits no descriptor
+        self.process = context.Process(
+            target=_worker, args=(function, items, child, os.getpid(), inherited), daemon=True
+        )
         # SIGINT/SIGTERM are held from the fork until the worker has reset its handlers: a
         # signal in between would otherwise run rtlint's own handler in the worker
         held = hasattr(signal, "pthread_sigmask")
@@ -98,7 +144,7 @@ def run(
         worker.connection.close()
 
     def started() -> None:
-        worker = _Worker(context, function, items)
+        worker = _Worker(context, function, items, all_workers)
         all_workers.append(worker)
         busy[worker.connection] = worker
         busy[worker.process.sentinel] = worker

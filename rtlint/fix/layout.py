@@ -67,8 +67,19 @@ class Regions:
         return "".join(out)
 
 
+_LAST_INDENT: list = [None, "    "]  # (text, its indent) of the last call: one per fix of a file
+
+
 def default_indent(text: str) -> str:
-    """LibCST's `default_indent`: the first indentation in the file, else four spaces."""
+    """LibCST's `default_indent`: the first indentation in the file, else four spaces
+    (remembered for the text last asked about: JSON asks once per finding's fix)."""
+    if _LAST_INDENT[0] is text:
+        return _LAST_INDENT[1]
+    _LAST_INDENT[:] = [text, _default_indent(text)]
+    return _LAST_INDENT[1]
+
+
+def _default_indent(text: str) -> str:
     try:
         for token in generate_tokens(text):
             if token.type == tokenize.INDENT:

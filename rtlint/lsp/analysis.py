@@ -137,6 +137,14 @@ def analyse(document: Document, fallback_root: Path) -> Analysis:
     analysis.line_length = line_length(config.line_length, path if path is not None else fallback_root / "-")
     ignored = config.ignored_in(path) if path is not None else ()
     text = document.text
+    from rtlint.core import reading
+
+    costly = "too large" if len(text) > reading.MAX_SOURCE else reading.too_costly(text)
+    if costly is not None:  # as `rtlint check` reports it: not parsed, so no lint holds the server up
+        from rtlint.engine.linter import engine_finding
+
+        analysis.findings = [engine_finding("RTL901", analysis.display, f"cannot read file: {costly}")]
+        return analysis
     # the rules `rtlint check FILE` runs: those the file's per-file ignores leave, past the
     # pre-filter; a file named explicitly is always parsed, so a syntax error is reported
     for_file = ruleset.without(ignored)

@@ -69,8 +69,10 @@ class Document:
     def apply(self, change: types.TextDocumentContentChangeEvent, version: int | None) -> None:
         """One change of a didChange (a range replaced, or the whole text)."""
         if isinstance(change, types.TextDocumentContentChangePartial):
-            start, end = self.offset(change.range.start), self.offset(change.range.end)
-            self.text = self.text[:start] + change.text + self.text[max(start, end) :]
+            # a reversed range is the text between its two positions, as editors (VS Code's
+            # Range) read it; a position past a line or the text is its end (the spec's)
+            start, end = sorted((self.offset(change.range.start), self.offset(change.range.end)))
+            self.text = self.text[:start] + change.text + self.text[end:]
         else:
             self.text = change.text
         self.version = version

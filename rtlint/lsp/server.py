@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp._capabilities import get_capability
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from rtlint import __version__
 from rtlint.engine import registry
@@ -33,9 +35,32 @@ QUICKFIX = types.CodeActionKind.QuickFix
 logger = logging.getLogger("rtlint.lsp")
 
 
+class RtlintProtocol(LanguageServerProtocol):
+    """pygls's protocol, with what the specification asks after a shutdown request: every
+    request but exit gets the error InvalidRequest (pygls drops it, and an editor waits);
+    and the exit status exit gives (0 after shutdown, else 1) is kept for `serve`."""
+
+    exit_code: int | None = None
+
+    def handle_message(self, message) -> None:
+        method = getattr(message, "method", "")
+        if self._shutdown and method != types.EXIT and getattr(message, "id", None) is not None and method:
+            error = JsonRpcInvalidRequest(f"{method} after shutdown: the server only accepts exit")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        if method == types.EXIT:
+            self.exit_code = 0 if self._shutdown else 1
+        super().handle_message(message)
+
+
 class RtlintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rtlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "rtlint",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=RtlintProtocol,
+        )
         self.documents: dict[str, Document] = {}
         self.analyses: dict[str, Analysis] = {}
         # a document's revision counts its changes and saves; an analysis is current when
@@ -296,5 +321,40 @@ def serve(args: list[str], stdout: TextIO) -> int:
     if unknown:
         raise UsageError(f"unrecognized arguments: {' '.join(unknown)}\n{USAGE.splitlines()[0]}")
     logging.basicConfig(level=logging.WARNING, format="rtlint server: %(levelname)s: %(message)s")
-    make_server().start_io()
-    return EXIT_CLEAN
+    _exit_on_signals()
+    server = make_server()
+    server.start_io()
+    # exit after shutdown: 0, exit alone: 1 (the specification's); the end of standard input
+    # (the editor gone) without exit: 0
+    code = server.protocol.exit_code
+    return EXIT_CLEAN if code is None else code
+
+
+def _exit_on_signals() -> None:
+    """SIGTERM and SIGINT end the server at once (128 + the signal, as a shell reports it),
+    even while its reader thread waits on standard input: it writes no file, so nothing is
+    left half done, and an editor or a supervisor that signals it expects it gone.
+
+    A Python handler would run only when the main thread next runs (it waits in the event
+    loop's select, which a signal delivered to another thread does not wake): the signals
+    are blocked in every thread instead (threads started later inherit the mask) and one
+    thread waits for them with sigwait."""
+    import os
+    import signal
+    import sys
+    import threading
+
+    held = {signal.SIGTERM, signal.SIGINT}
+    if not hasattr(signal, "sigwait"):  # not POSIX: the default handling
+        return
+
+    def wait() -> None:
+        signum = signal.sigwait(held)
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(128 + signum)
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    threading.Thread(target=wait, name="rtlint-server-signals", daemon=True).start()

@@ -10,11 +10,11 @@ that spans it) counts; codes need letters and digits (`RTL001`, or a prefix such
 from __future__ import annotations
 
 import ast
+import bisect
 import tokenize
 from collections import deque
 from collections.abc import Iterable
 
-from rtlint.core.astnodes import children
 from rtlint.core.source import generate_tokens, split_lines
 from rtlint.suppress.comments import NOQA, RTLINT_IGNORE, NoqaError, file_exemption, split_codes, token_ranges
 
@@ -30,6 +30,7 @@ class Suppressions:
         self._tree = tree if "\\\n" not in text and "\\\r" not in text else None
         if self._tree is not None:
             self._mapping = {}
+        self._starts: dict[int, list[int]] = {}  # per list of statements: their first lines (or [])
 
     def _flake8_range(self, line: int) -> tuple[int, int] | None:
         """The lines flake8 reads together with `line` when a multi-line string is near it
@@ -44,8 +45,7 @@ class Suppressions:
             node = todo.popleft()
             start = getattr(node, "lineno", None)
             if start is not None:
-                for decorator in getattr(node, "decorator_list", ()):
-                    start = min(start, decorator.lineno)  # decorators sit above `def`
+                start = _start(node)
                 end = getattr(node, "end_lineno", None) or start
                 if not start <= line <= end:
                     continue
@@ -53,10 +53,36 @@ class Suppressions:
                     statement = (start, end)
                 elif isinstance(node, (ast.Constant, ast.JoinedStr)) and end > node.lineno:
                     string = string or not isinstance(node, ast.Constant) or isinstance(node.value, (str, bytes))
-            todo.extend(children(node))
+            todo.extend(self._covering(node, line))
         if not string or statement is None:
             return None
         return _token_range(self._lines, statement, line)
+
+    def _covering(self, node: ast.AST, line: int) -> list[ast.AST]:
+        """The children of `node` that may cover `line`. A long block of statements (a
+        module of a thousand classes, a class of a thousand methods) is searched by
+        bisection on their first lines, kept per block: each finding costs the depth of
+        its line in the tree, not the size of the file (linear in findings, not quadratic)."""
+        out: list[ast.AST] = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is not list:
+                if isinstance(value, ast.AST) and name != "ctx":
+                    out.append(value)
+                continue
+            starts = self._starts.get(id(value))
+            if starts is None:
+                ordered = len(value) >= 16 and all(isinstance(c, ast.stmt) for c in value)
+                starts = [_start(c) for c in value] if ordered else []
+                if any(b < a for a, b in zip(starts, starts[1:])):
+                    starts = []  # not in line order: every child
+                self._starts[id(value)] = starts
+            if not starts:
+                out.extend(c for c in value if isinstance(c, ast.AST))
+                continue
+            index = bisect.bisect_right(starts, line)
+            out.extend(value[max(0, index - 1) : index])
+        return out
 
     def _line_text(self, line: int) -> str:
         """The text searched for a comment covering `line` (flake8's noqa line mapping: a
@@ -108,6 +134,13 @@ class Suppressions:
             if codes is None or code.startswith(tuple(c.upper() for c in split_codes(codes))):
                 return True
         return False
+
+
+def _start(node: ast.AST) -> int:
+    start = node.lineno
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, decorator.lineno)  # decorators sit above `def`
+    return start
 
 
 def _token_range(lines: list[str], statement: tuple[int, int], line: int) -> tuple[int, int] | None:

@@ -218,7 +218,9 @@ class Index:
 
     def bases(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this module that `info` derives from, nearest first."""
-        by_name = {c.node.name: c for c in self.classes}
+        by_name = self.__dict__.get("_classes_by_name")
+        if by_name is None:  # once per module: a file of many classes asks for every one's bases
+            by_name = self.__dict__["_classes_by_name"] = {c.node.name: c for c in self.classes}
         found: list[ClassInfo] = []
         queue = [final_name(b) for b in info.node.bases]
         while queue:

@@ -26,7 +26,7 @@ def flow(module: Module, function: Function) -> ValueFlow:
     """The snapshots (by id of their node) each value of `function` carries."""
 
     def compute() -> ValueFlow:
-        ids = {id(s.node) for s in module.snapshots if s.function is function}
+        ids = {id(s.node) for s in module.snapshots_in(function.node)}
         outer = flow(module, function.outer) if function.outer is not None else None
         return ValueFlow(
             graph(module.file, function.node),
@@ -46,11 +46,11 @@ def push_lock(module: Module, info: ClassInfo | None) -> str | None:
 
 
 def _decide(module: Module, info: ClassInfo) -> str | None:
-    snapshot_statements = {id(s.stmt) for s in module.snapshots}
+    snapshot_statements = module.file.memo(
+        ("rules._realtime.snapshot_statements", None), lambda: {id(s.stmt) for s in module.snapshots}
+    )
     counts: dict[str, int] = {}
-    for push in module.pushes:
-        if push.function.cls is not info:
-            continue
+    for push in module.pushes_of_class(info.node):
         regions = module.locks.regions(push.call, push.function)
         weight = 10 if any(_holds_statement(r, snapshot_statements) for r in regions) else 1
         for region in regions:
@@ -96,7 +96,7 @@ def serialized(module: Module, a: ast.AST, b: ast.AST, function: Function) -> bo
 
 def pushing_methods(module: Module, info: ClassInfo) -> set[str]:
     """Methods of the class that push a session, themselves or in a nested function."""
-    pushing = {id(p.function.node) for p in module.pushes}
+    pushing = module.file.memo(("rules._realtime.pushing", None), lambda: {id(p.function.node) for p in module.pushes})
     return {
         name
         for name, method in info.methods.items()
@@ -125,9 +125,7 @@ def stale_snapshots(module: Module) -> list[StaleSnapshot]:
         for snapshot in module.snapshots:
             function = snapshot.function
             carried = flow(module, function)
-            pushes = [
-                p for p in module.pushes if p.function is function and id(snapshot.node) in carried.origins(p.argument)
-            ]
+            pushes = [p for p in module.pushes_in(function.node) if id(snapshot.node) in carried.origins(p.argument)]
             pushes.sort(key=lambda p: (p.call.lineno < snapshot.node.lineno, p.call.lineno, p.call.col_offset))
             unserialized = [p for p in pushes if not serialized(module, snapshot.node, p.call, function)]
             if unserialized:  # a snapshot that is only read (logged, compared) is no finding
@@ -147,7 +145,7 @@ def unserialized_pushes(module: Module) -> list[Push]:
         for info in module.classes:
             if push_lock(module, info) is None:
                 continue
-            pushes = [p for p in module.pushes if p.function.cls is info]
+            pushes = module.pushes_of_class(info.node)
             if not any(under_push_lock(module, p.call, p.function) for p in pushes):
                 continue  # nothing in this class is serialized yet: RTL001 speaks first
             found += [

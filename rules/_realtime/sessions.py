@@ -63,6 +63,30 @@ class Module:
             if isinstance(function.node, ast.AsyncFunctionDef):  # no await, no interleaving
                 self._scan(function)
 
+    def pushes_in(self, function_node: ast.AST) -> list[Push]:
+        """The pushes of one function (grouped once: a file of many functions asks each)."""
+        return self._grouped("pushes").get(id(function_node), [])
+
+    def snapshots_in(self, function_node: ast.AST) -> list[Snapshot]:
+        return self._grouped("snapshots").get(id(function_node), [])
+
+    def pushes_of_class(self, node: ast.ClassDef) -> list[Push]:
+        return self._grouped("class pushes").get(id(node), [])
+
+    def _grouped(self, kind: str) -> dict[int, list]:
+        def group() -> dict[int, list]:
+            found: dict[int, list] = {}
+            if kind == "class pushes":
+                for push in self.pushes:
+                    if push.function.cls is not None:
+                        found.setdefault(id(push.function.cls.node), []).append(push)
+                return found
+            for item in self.pushes if kind == "pushes" else self.snapshots:
+                found.setdefault(id(item.function.node), []).append(item)
+            return found
+
+        return self.file.memo(("rules._realtime.grouped", kind), group)
+
     @property
     def session_names(self) -> set[str]:
         return self.vocabulary.session_names
