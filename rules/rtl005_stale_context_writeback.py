@@ -23,6 +23,7 @@ from ._frameworks.livekit import (
     Snapshot,
     analyse,
     push_tokens,
+    session_update_tokens,
     snippet,
 )
 from ._frameworks.pipecat.writes import stale_writes
@@ -414,9 +415,10 @@ async def greet(worker, context):
 
 
 def either_framework(settings) -> list[tuple]:  # noqa: ANN001
-    """A LiveKit push (its method name, called) or Pipecat's words (see rules._frameworks)."""
+    """A LiveKit push (its method name, called, or a session update's), or Pipecat's words
+    (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
-    return [((methods, called), pipecat.tokens(settings))]
+    return [((methods, called), session_update_tokens(settings), pipecat.tokens(settings))]
 
 
 def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:  # noqa: ANN001

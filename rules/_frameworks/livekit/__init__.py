@@ -17,6 +17,7 @@ from .agents import (
     analyse,
     awaits_between,
     push_tokens,
+    session_update_tokens,
     snippet,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "awaits_between",
     "owns",
     "push_tokens",
+    "session_update_tokens",
     "snippet",
     "tokens",
 ]

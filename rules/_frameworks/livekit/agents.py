@@ -13,6 +13,7 @@ by the hook table): a copy taken before the function started. A *write-back* is 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -204,6 +205,14 @@ class Vocabulary:
 
     def is_spawner(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Call) and final_name(node.func) in self.spawners
+
+
+def session_update_tokens(settings) -> tuple:  # noqa: ANN001
+    """RTL005's pre-filter alternative for a push by `_update_session(chat_ctx=...)`: a
+    session-update method's name (a substring) called as a method."""
+    methods = tuple(settings.get("session-update-methods", ("_update_session",)))
+    names = b"|".join(re.escape(m.encode()) for m in methods)
+    return (tuple(m.encode() for m in methods), re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b"))
 
 
 # -- the analysis of one file -------------------------------------------------------------
@@ -572,4 +581,14 @@ def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["OPTIONS", "Vocabulary", "AppModule", "Snapshot", "analyse", "dotted", "push_tokens", "snippet"]
+__all__ = [
+    "OPTIONS",
+    "Vocabulary",
+    "AppModule",
+    "Snapshot",
+    "analyse",
+    "dotted",
+    "push_tokens",
+    "session_update_tokens",
+    "snippet",
+]
