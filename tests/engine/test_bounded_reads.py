@@ -113,3 +113,51 @@ def test_the_reader_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     (tmp_path / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(reading.TomlError, match="nested too deeply"):
         reading.load_toml(tmp_path / "deep.toml")
+
+
+# -- every error a message and a code (issue 25, item 11) -----------------------------------------
+
+
+def test_a_memory_error_is_rtl901_for_that_file_and_the_run_goes_on(tmp_path: Path, monkeypatch) -> None:
+    from rtlint.engine import runner
+    from tests.support.cli import run_main
+
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    (tmp_path / "huge.py").write_text(BUGGY)
+    (tmp_path / "good.py").write_text(BUGGY)
+    original = runner.Runner.process
+
+    def process(self, job):
+        if job.display == "huge.py":
+            raise MemoryError
+        return original(self, job)
+
+    monkeypatch.setattr(runner.Runner, "process", process)
+    monkeypatch.chdir(tmp_path)
+    run = run_main("--no-cache", "huge.py", "good.py")  # two files: no pool, in this process
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    assert "huge.py:1:1: RTL901 [unreadable-file] cannot lint the file: out of memory (MemoryError)" in run.stdout
+    assert f"good.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001" in run.stdout
+
+
+def test_system_errors_are_messages(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    process = rtlint("--no-cache", "a" * 300 + ".py", cwd=tmp_path)
+    assert process.returncode == 2 and b"File name too long" in process.stderr, process.stderr
+    assert b"internal error" not in process.stderr
+    closed = subprocess.run(
+        [sys.executable, "-m", "rtlint", "check", "-"], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True
+    )
+    assert closed.returncode in (0, 1), closed.stderr  # an empty standard input: checked, nothing found
+    gone = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; os.close(0); sys.stdin = None; from rtlint.cli import main; "
+            "sys.exit(main(['check', '-']))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        env=clean_env(PYTHONPATH=str(REPO)),
+    )
+    assert gone.returncode == 2 and b"standard input is closed" in gone.stderr, gone.stderr
