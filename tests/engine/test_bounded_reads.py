@@ -161,3 +161,36 @@ def test_system_errors_are_messages(tmp_path: Path) -> None:
         env=clean_env(PYTHONPATH=str(REPO)),
     )
     assert gone.returncode == 2 and b"standard input is closed" in gone.stderr, gone.stderr
+
+
+# -- the lower items (issue 25, item 12) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["/tmp/elsewhere", "../outside", "link/cache"])
+def test_a_configured_cache_dir_stays_inside_the_checkout(tmp_path: Path, where: str) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (tmp_path / "outside").mkdir()
+    (checkout / "link").symlink_to(tmp_path / "outside")  # committed by a pull request
+    (checkout / "pyproject.toml").write_text(f'[tool.rtlint]\ncache-dir = "{where}"\n')
+    (checkout / "agent.py").write_text(BUGGY)
+    process = rtlint(".", cwd=checkout)
+    assert process.returncode == 2 and b"'cache-dir'" in process.stderr and b"--cache-dir" in process.stderr
+    assert list((tmp_path / "outside").iterdir()) == []
+    (checkout / "pyproject.toml").write_text("[tool.rtlint]\n")
+    given = rtlint("--cache-dir", str(tmp_path / "outside" / "c"), ".", cwd=checkout)
+    assert given.returncode == 1, given.stderr  # the command line, which the user typed, may put it anywhere
+    assert (tmp_path / "outside" / "c").is_dir()
+    (checkout / "pyproject.toml").write_text('[tool.rtlint]\ncache-dir = "build/rtlint"\n')
+    assert rtlint(".", cwd=checkout).returncode == 1
+    assert (checkout / "build" / "rtlint").is_dir()
+
+
+def test_fix_refuses_to_break_a_hard_link(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    (tmp_path / "agent.py").write_text(BUGGY)
+    os.link(tmp_path / "agent.py", tmp_path / "copy.txt")
+    process = rtlint("--no-cache", "--fix", "agent.py", cwd=tmp_path)
+    assert process.returncode == 2 and b"2 hard links" in process.stderr, process.stderr
+    assert (tmp_path / "agent.py").read_text() == BUGGY == (tmp_path / "copy.txt").read_text()
+    assert os.stat(tmp_path / "agent.py").st_nlink == 2
