@@ -56,6 +56,12 @@ def main(
             _ignore_signals()  # turn the exit into a traceback
         print("rtlint: interrupted", file=stderr)
         return 143 if isinstance(exc, Terminated) else 130
+    except OSError as exc:  # the system refused something (a name too long, a closed stream): say what
+        from rtlint.report import escape
+
+        what = f"{exc.filename}: " if exc.filename else ""
+        print(f"rtlint: error: {escape.text(what + (exc.strerror or str(exc)))}", file=stderr)
+        return EXIT_ERROR
     except Exception as exc:  # a bug in rtlint: say so, exit 2, keep the traceback short
         import traceback
 

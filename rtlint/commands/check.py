@@ -181,6 +181,8 @@ def _read_stdin(stdin: BinaryIO | None, filename: str | None) -> StdinSource:
 
     from rtlint.core import reading
 
+    if stdin is None and sys.stdin is None:  # `rtlint check - <&-`
+        raise UsageError("standard input is closed: nothing to read for -")
     stream = stdin if stdin is not None else sys.stdin.buffer
     raw = reading.read_stream(stream, reading.MAX_SOURCE)
     return StdinSource(raw, Path(filename) if filename else Path(STDIN), bool(filename))

@@ -380,6 +380,22 @@ def _probe(path: Path) -> Any:
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def _cache_inside(folder: Path, value: str, where: str) -> Path:
+    """A `cache-dir` from a configuration file: it must stay inside the configuration's
+    folder, its real path included (a repository's configuration, a pull request's, must not
+    make rtlint write elsewhere: absolute, `..` or through a committed link); elsewhere needs
+    the command line (--cache-dir), which the user typed."""
+    resolved = (folder / value).resolve()
+    try:
+        resolved.relative_to(folder.resolve())
+    except ValueError:
+        raise ConfigError(
+            f"'cache-dir'{where} must be inside {folder} (it resolves to {resolved}); "
+            "a cache elsewhere is given with --cache-dir"
+        ) from None
+    return resolved
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     from rtlint.core import reading
 
@@ -554,7 +570,7 @@ def from_layers(chain: Sequence[tuple[Path, dict[str, Any]]], root: Path, source
         if "cache-dir" in table:
             if not isinstance(table["cache-dir"], str):
                 raise ConfigError(f"'cache-dir'{where} must be a string")
-            config.cache_dir = (folder / table["cache-dir"]).resolve()
+            config.cache_dir = _cache_inside(folder, table["cache-dir"], where)
         for key, option in options.items():
             if key in table:
                 try:

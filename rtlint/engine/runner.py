@@ -310,12 +310,24 @@ class Runner:
         workers = self.options.jobs if self.options.jobs is not None else (os.cpu_count() or 1)
         fixes = self.options.fixing or self.options.fix_edits or self.options.add_noqa
         if workers <= 1 or len(jobs) < (PARALLEL_THRESHOLD_FIXING if fixes else PARALLEL_THRESHOLD):
-            return [self.process(job) for job in jobs]
+            return [self.guarded(job) for job in jobs]
         from rtlint.engine import pool  # only when a pool starts: multiprocessing costs ~15 ms
 
         workers = min(workers, len(jobs))
         tasks = pool.tasks_by_cost([_cost(job) for job in jobs], workers)
-        return pool.run(self.process, jobs, workers, tasks, _lost)
+        return pool.run(self.guarded, jobs, workers, tasks, _lost)
+
+    def guarded(self, job: _Job) -> FileReport:
+        """`process`, where running out of memory is RTL901 for this file alone (in a worker
+        or in this process alike): the other files are still linted and reported."""
+        try:
+            return self.process(job)
+        except MemoryError:
+            report = FileReport(job.target, job.display, stamp=job.stamp, digest=job.digest, cacheable=False)
+            report.findings = self._without_ignored(
+                job.target, [engine_finding("RTL901", job.display, "cannot lint the file: out of memory (MemoryError)")]
+            )
+            return report
 
 
 def _cost(job: _Job) -> int:

@@ -35,6 +35,15 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
         # may write anything: a file nobody may write is the user's "do not touch"
         if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
             raise PermissionError(errno.EACCES, "the file is read-only", str(path))
+        if info.st_nlink > 1:
+            # renaming a new file over it would leave the other names with the old content:
+            # refused, as writing in place would give up atomicity (ruff writes in place)
+            raise OSError(
+                errno.EMLINK,
+                f"the file has {info.st_nlink} hard links, which replacing it would break; "
+                "fix one copy without the others (e.g. cp it) or apply --diff",
+                str(path),
+            )
         remove_stale_temporaries(real.parent)
         fd, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.{os.getpid()}.", suffix=TEMP_SUFFIX)
         try:

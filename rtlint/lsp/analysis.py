@@ -26,13 +26,14 @@ SOURCE = "rtlint"
 
 
 def document_path(uri: str) -> Path | None:
-    """The file of a `file:` URI (None for an unsaved buffer and other schemes)."""
+    """The file of a `file:` URI (None for an unsaved buffer and other schemes, and for a
+    URI no file can have: a NUL byte (`%00`) is in no path, so it is linted as a buffer)."""
     from pygls.uris import to_fs_path
 
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)
-    return Path(path) if path else None
+    return Path(path) if path and "\0" not in path else None
 
 
 @dataclass

@@ -113,3 +113,84 @@ def test_the_reader_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     (tmp_path / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
     with pytest.raises(reading.TomlError, match="nested too deeply"):
         reading.load_toml(tmp_path / "deep.toml")
+
+
+# -- every error a message and a code (issue 25, item 11) -----------------------------------------
+
+
+def test_a_memory_error_is_rtl901_for_that_file_and_the_run_goes_on(tmp_path: Path, monkeypatch) -> None:
+    from rtlint.engine import runner
+    from tests.support.cli import run_main
+
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    (tmp_path / "huge.py").write_text(BUGGY)
+    (tmp_path / "good.py").write_text(BUGGY)
+    original = runner.Runner.process
+
+    def process(self, job):
+        if job.display == "huge.py":
+            raise MemoryError
+        return original(self, job)
+
+    monkeypatch.setattr(runner.Runner, "process", process)
+    monkeypatch.chdir(tmp_path)
+    run = run_main("--no-cache", "huge.py", "good.py")  # two files: no pool, in this process
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    assert "huge.py:1:1: RTL901 [unreadable-file] cannot lint the file: out of memory (MemoryError)" in run.stdout
+    assert f"good.py:{BUGGY_LINE}:{BUGGY_COLUMN}: RTL001" in run.stdout
+
+
+def test_system_errors_are_messages(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    process = rtlint("--no-cache", "a" * 300 + ".py", cwd=tmp_path)
+    assert process.returncode == 2 and b"File name too long" in process.stderr, process.stderr
+    assert b"internal error" not in process.stderr
+    closed = subprocess.run(
+        [sys.executable, "-m", "rtlint", "check", "-"], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True
+    )
+    assert closed.returncode in (0, 1), closed.stderr  # an empty standard input: checked, nothing found
+    gone = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; os.close(0); sys.stdin = None; from rtlint.cli import main; "
+            "sys.exit(main(['check', '-']))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        env=clean_env(PYTHONPATH=str(REPO)),
+    )
+    assert gone.returncode == 2 and b"standard input is closed" in gone.stderr, gone.stderr
+
+
+# -- the lower items (issue 25, item 12) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["/tmp/elsewhere", "../outside", "link/cache"])
+def test_a_configured_cache_dir_stays_inside_the_checkout(tmp_path: Path, where: str) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (tmp_path / "outside").mkdir()
+    (checkout / "link").symlink_to(tmp_path / "outside")  # committed by a pull request
+    (checkout / "pyproject.toml").write_text(f'[tool.rtlint]\ncache-dir = "{where}"\n')
+    (checkout / "agent.py").write_text(BUGGY)
+    process = rtlint(".", cwd=checkout)
+    assert process.returncode == 2 and b"'cache-dir'" in process.stderr and b"--cache-dir" in process.stderr
+    assert list((tmp_path / "outside").iterdir()) == []
+    (checkout / "pyproject.toml").write_text("[tool.rtlint]\n")
+    given = rtlint("--cache-dir", str(tmp_path / "outside" / "c"), ".", cwd=checkout)
+    assert given.returncode == 1, given.stderr  # the command line, which the user typed, may put it anywhere
+    assert (tmp_path / "outside" / "c").is_dir()
+    (checkout / "pyproject.toml").write_text('[tool.rtlint]\ncache-dir = "build/rtlint"\n')
+    assert rtlint(".", cwd=checkout).returncode == 1
+    assert (checkout / "build" / "rtlint").is_dir()
+
+
+def test_fix_refuses_to_break_a_hard_link(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.rtlint]\n")
+    (tmp_path / "agent.py").write_text(BUGGY)
+    os.link(tmp_path / "agent.py", tmp_path / "copy.txt")
+    process = rtlint("--no-cache", "--fix", "agent.py", cwd=tmp_path)
+    assert process.returncode == 2 and b"2 hard links" in process.stderr, process.stderr
+    assert (tmp_path / "agent.py").read_text() == BUGGY == (tmp_path / "copy.txt").read_text()
+    assert os.stat(tmp_path / "agent.py").st_nlink == 2

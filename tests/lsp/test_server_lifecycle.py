@@ -131,3 +131,13 @@ def test_a_document_too_costly_to_parse_is_rtl901_at_once(tmp_path) -> None:
     assert [f.code for f in analysis.findings] == ["RTL901"]
     assert f"rtlint parses at most {reading.MAX_PARSED:,}" in analysis.findings[0].message
     assert time.monotonic() - start < 5  # not parsed: the server answers the next request
+
+
+def test_a_uri_with_a_nul_byte_is_linted_as_a_buffer(tmp_path) -> None:
+    from rtlint.lsp.analysis import analyse, document_path
+    from tests.support.samples import BUGGY
+
+    uri = (tmp_path / "a%00b.py").as_uri().replace("%2500", "%00")
+    assert "%00" in uri and document_path(uri) is None
+    analysis = analyse(Document(uri, BUGGY, 1), tmp_path)
+    assert "RTL001" in [f.code for f in analysis.findings]
