@@ -83,7 +83,8 @@ def main() -> None:
         b, a = results[(name, "before")], results[(name, "after")]
         bw, aw = statistics.median(s[0] for s in b), statistics.median(s[0] for s in a)
         print(
-            f"| `{name}` | {bw:.2f} | {max(s[1] for s in b):.0f} | {aw:.2f} | {max(s[1] for s in a):.0f} | {aw / bw:.2f} |"
+            f"| `{name}` | {bw:.2f} | {max(s[1] for s in b):.0f} "
+            f"| {aw:.2f} | {max(s[1] for s in a):.0f} | {aw / bw:.2f} |"
         )
 
 

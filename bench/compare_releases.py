@@ -96,7 +96,8 @@ def compare(old: Path, new: Path, ignore: frozenset[str] = frozenset()) -> int:
             if finding not in right:
                 differences += 1
                 print(
-                    f"{version}: only before: {finding['path']}:{finding['line']} {finding['code']} {finding['message']}"
+                    f"{version}: only before: {finding['path']}:{finding['line']} "
+                    f"{finding['code']} {finding['message']}"
                 )
         for finding in right:
             if finding not in left:

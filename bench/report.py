@@ -239,15 +239,19 @@ def markdown(run: Run) -> str:
         f"- date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}",
         f"- CPU: {cpu_model()}, {os.cpu_count()} cores; {platform.system()} {platform.release()}",
         f"- Python {python} (rtlint and the yardstick); load average before {run.load_before}, after {run.load_after}",
-        f"- rtlint {_snapshot_version()}, libcst {_version(tools, 'libcst', True)}, flake8 {_version(tools, 'flake8', True)}; "
+        f"- rtlint {_snapshot_version()}, libcst {_version(tools, 'libcst', True)}, "
+        f"flake8 {_version(tools, 'flake8', True)}; "
         f"ruff {_version(tools, 'ruff')}, semgrep {_version(tools, 'semgrep')}, Fixit {_version(tools, 'fixit')}",
-        f"- rtlint measured: a snapshot (digest {run.snapshot}) of the checkout at {run.source_before[0]} (sources {run.source_before[1]})"
+        f"- rtlint measured: a snapshot (digest {run.snapshot}) of the checkout at {run.source_before[0]} "
+        f"(sources {run.source_before[1]})"
         + (
             ""
             if run.source_after[1] == run.source_before[1]
-            else f"; rtlint's sources in the checkout changed during the run (now {run.source_after[0]}, sources {run.source_after[1]}), the snapshot did not"
+            else f"; rtlint's sources in the checkout changed during the run "
+            f"(now {run.source_after[0]}, sources {run.source_after[1]}), the snapshot did not"
         ),
-        f"- rounds: {run.runs} (quick commands), {run.slow_runs} (flake8 on plugins, Fixit); whole run {run.elapsed / 60:.1f} min",
+        f"- rounds: {run.runs} (quick commands), {run.slow_runs} (flake8 on plugins, Fixit); "
+        f"whole run {run.elapsed / 60:.1f} min",
         "",
         *(["## Errors", "", *(f"- {e.splitlines()[0]}" for e in run.errors), ""] if run.errors else []),
         "## Targets (issues 7 and 13)",
@@ -264,7 +268,8 @@ def markdown(run: Run) -> str:
         if not measured:
             continue
         lines += [
-            f"### {corpus.description}: {corpus.files} files, {corpus.lines:,} lines, {corpus.token_files} containing `update_chat_ctx`",
+            f"### {corpus.description}: {corpus.files} files, {corpus.lines:,} lines, "
+            f"{corpus.token_files} containing `update_chat_ctx`",
             "",
             "| command | median wall (s) | × yardstick | × rtlint cold | peak MiB | runs |",
             "| --- | ---: | ---: | ---: | ---: | ---: |",
@@ -296,7 +301,8 @@ def markdown(run: Run) -> str:
         lines += [
             "### Scaled corpus: rtlint cold (`--no-cache`) on copies of the 1.8.8 tree",
             "",
-            "| copies | files | files with the token | median wall (s) | × its yardstick | s per token file | peak MiB |",
+            "| copies | files | files with the token | median wall (s) | × its yardstick "
+            "| s per token file | peak MiB |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for copies, (corpus, result) in sorted(run.scaled.items()):

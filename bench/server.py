@@ -203,11 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  memory after open:           RSS {r['after_open'][0]:.0f} MiB (peak {r['after_open'][1]:.0f} MiB)")
     print(
-        f"  memory after {r['edits']} edits:      RSS {r['after_edits'][0]:.0f} MiB (peak {r['after_edits'][1]:.0f} MiB; "
+        f"  memory after {r['edits']} edits:      RSS {r['after_edits'][0]:.0f} MiB "
+        f"(peak {r['after_edits'][1]:.0f} MiB; "
         f"target RSS <= {MEMORY_MIB} MiB) {'PASS' if memory_ok else 'FAIL'}"
     )
     print(
-        f"  burst of {r['burst']} edits, 50 ms apart: last diagnostics {r['burst_seconds']:.1f} s after the first edit, "
+        f"  burst of {r['burst']} edits, 50 ms apart: "
+        f"last diagnostics {r['burst_seconds']:.1f} s after the first edit, "
         f"{r['burst_lints']} versions linted"
     )
     return 0 if latency_ok and memory_ok else 1

@@ -85,7 +85,7 @@ def paired(yardstick: Command, commands: list[Command], rounds: int, log=print) 
     """Y C1 Y C2 ... Y, `rounds` times; returns the yardstick's result and each command's."""
     ys = Result(yardstick)
     results = {c.key: Result(c) for c in commands}
-    for round_ in range(rounds):
+    for _ in range(rounds):
         before = run_once(yardstick)
         ys.samples.append(before)
         for command in commands:
@@ -96,7 +96,8 @@ def paired(yardstick: Command, commands: list[Command], rounds: int, log=print) 
             result.samples.append(sample)
             result.ratios.append(sample.wall / ((before.wall + after.wall) / 2))
             log(
-                f"    {command.label:<44} {sample.wall:7.2f} s  {result.ratios[-1]:6.2f}x Y  {sample.rss_kib / 1024:6.1f} MiB"
+                f"    {command.label:<44} {sample.wall:7.2f} s  {result.ratios[-1]:6.2f}x Y  "
+                f"{sample.rss_kib / 1024:6.1f} MiB"
             )
             before = after
     ys.ratios = [1.0]

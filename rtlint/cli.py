@@ -10,13 +10,13 @@ import _signal  # the builtin: `signal` imports enum, a tenth of a warm run
 import os
 import sys
 
+from rtlint.commands.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs a warm run ~3 ms
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import BinaryIO, TextIO
-
-from rtlint.commands.usage import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
 
 def main(

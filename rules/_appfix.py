@@ -1,7 +1,7 @@
 """What the application rules' fixes share: a plan (applicability, reason, edits), changing
 one expression inside a statement (found by its source text: the `ast` and LibCST trees share
-statement paths, not expression positions), binding an expression statement to a name, and
-fresh local names."""
+statement paths, not expression positions), and binding an expression statement to a name (fresh local
+names: rules._analysis.flags)."""
 
 from __future__ import annotations
 
@@ -206,34 +206,6 @@ def bind_expression_statement(editor: Editor, located: Located, name: str) -> No
         raise cannot_fix("the edit is not a statement of its own")
     row, column = editor.position(located.stmt, "start")
     editor.replace_spans(located, [(row, column, row, column, f"{name} = ")])
-
-
-def dotted_text(node: ast.AST) -> str | None:
-    """`a.b.c` for a chain of names and attributes, else None."""
-    from ._analysis.index import dotted
-
-    return dotted(node)
-
-
-def fresh_name(base: str, taken: set[str]) -> str:
-    """`base`, or `base_2`, `base_3`, ... whichever the function does not use yet."""
-    if base not in taken:
-        return base
-    index = 2
-    while f"{base}_{index}" in taken:
-        index += 1
-    return f"{base}_{index}"
-
-
-def names_in(node: ast.AST) -> set[str]:
-    """Every identifier a function binds or reads (parameters included)."""
-    found: set[str] = set()
-    for child in walk(node):
-        if isinstance(child, ast.Name):
-            found.add(child.id)
-        elif isinstance(child, ast.arg):
-            found.add(child.arg)
-    return found
 
 
 def dedent_continuation(text: str, by: int) -> str:

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rtlint.core.findings import Applicability
+from rtlint.fix.imports import get_or_import, module_anchor
 
 from ._analysis.index import Function, walk_function
 from ._analysis.locks import is_lock_factory
 from ._analysis.paths import StatementPath, block_run
-from ._realtime import Module, import_anchor, module_anchor, push_lock
+from ._realtime import Module, push_lock
 from ._realtime.pushlock import lock_takers
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def _creation(module: Module, function: Function, lock: str) -> tuple[dict[str, 
             "before Python 3.10 it is bound to the event loop of its first use"
         )
         if not _module_has_lock(module, lock):
-            where["create_at_module"] = module_anchor(module)
+            where["create_at_module"] = module_anchor(module.file.tree)
     elif lock not in module.locks.lock_attributes(cls) and push_lock(module, cls) != lock:
         init = module.index.init_of(cls)
         if init is not None and init.body:
@@ -106,10 +107,13 @@ def _creation(module: Module, function: Function, lock: str) -> tuple[dict[str, 
         elif slots is not None:
             where["slots"] = slots
     if where.keys() & {"create_in_init_after", "create_at_class", "create_at_module"}:
-        factory, needs_import = _lock_factory(module)
-        where["lock_factory"] = factory
-        if needs_import:
-            where["import_at"] = import_anchor(module, "asyncio")
+        # once per module: a file with many sessions asks for every one
+        factory, import_at = module.file.memo(
+            ("rules._lockfix.factory", None), lambda: get_or_import(module.file.tree, "asyncio", "Lock")
+        )
+        where["lock_factory"] = factory + "()"
+        if import_at is not None:
+            where["import_at"] = import_at
     return where, unsafe
 
 
@@ -147,22 +151,3 @@ def _lock_anchor(init: ast.AST) -> ast.stmt:
     if isinstance(last, ast.Return) and len(init.body) > 1:
         return init.body[-2]
     return last
-
-
-def _lock_factory(module: Module) -> tuple[str, bool]:
-    """How to write `asyncio.Lock()` in this module, and whether `import asyncio` is needed
-    (once per module)."""
-    return module.file.memo(("rules._lockfix.factory", None), lambda: _find_lock_factory(module))
-
-
-def _find_lock_factory(module: Module) -> tuple[str, bool]:
-    for stmt in module.file.tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.name == "asyncio":
-                    return f"{alias.asname or 'asyncio'}.Lock()", False
-        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "asyncio" and stmt.level == 0:
-            for alias in stmt.names:
-                if alias.name == "Lock":
-                    return f"{alias.asname or 'Lock'}()", False
-    return "asyncio.Lock()", True

@@ -12,6 +12,7 @@ from rtlint.core.context import FileContext, StatementPath
 from rtlint.core.findings import Applicability, Finding
 from rtlint.core.rule import Invalid, Option, Rule
 from rtlint.core.settings import Settings
+from rtlint.fix.imports import get_or_import
 
 from ._analysis.blocks import (
     calls_after,
@@ -26,7 +27,7 @@ from ._analysis.index import TryNode, dotted, index
 from ._analysis.loops import assignments_reaching, names_bound_between
 from ._analysis.paths import region, statement_at
 from ._edits import removal_code
-from ._realtime import OPTIONS, Push, analyse, flow, import_anchor, imports_module, required_tokens
+from ._realtime import OPTIONS, Push, analyse, flow, required_tokens
 from ._realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
@@ -128,7 +129,8 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         if any(d not in at_push for d in assignments_reaching(file, push.function.node, item.name, commit.value)):
             return OrderingPlan(
                 None,
-                f"`{item.name}` reaches the commit also from where it is not pushed; moved before the push, the commit would be lost there",
+                f"`{item.name}` reaches the commit also from where it is not pushed; "
+                "moved before the push, the commit would be lost there",
             )
     conditions = conditions_between(file, commit_path, shared + (late.order != "after"))
     if conditions:
@@ -148,14 +150,14 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
     if unset is not None:
         moved = [commit, *(statement_at(file.tree, path) for path in companions)]  # they go into the try
         unsafe += _seen_unset(file, late, *unset, moved)
-    alias = imports_module(analyse(file), "contextlib")
+    suppress, import_at = get_or_import(file.tree, "contextlib", "suppress")
     # the context may have been replaced meanwhile (or the item removed): ValueError
     target = late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local
     undo = removal_code(
         target,
         settings.get("remove-method", "remove"),
         [(i.name, i.is_list) for i in items],
-        f"{alias or 'contextlib'}.suppress",
+        suppress,
         "ValueError",
         unset=unset[1] if unset is not None else (),
     )
@@ -167,7 +169,7 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         rollbacks=tuple(rollbacks),
         undo=tuple(undo),
         unset=(file.path_of(unset[0]), unset[1]) if unset is not None else None,
-        import_at=import_anchor(analyse(file), "contextlib") if rollbacks and alias is None else None,
+        import_at=import_at if rollbacks else None,
     )
 
 

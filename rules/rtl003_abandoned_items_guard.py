@@ -329,7 +329,10 @@ class A:
                 f"enter `{found.name}`, so the cleanup push at line {found.push.call.lineno} cannot run for them"
             )
             if plan.ids is None:
-                message += " (the fix adds the flag only: no id attribute of the items is used, so copies echoed into the pushed context are not dropped)"
+                message += (
+                    " (the fix adds the flag only: no id attribute of the items is used, "
+                    "so copies echoed into the pushed context are not dropped)"
+                )
             finding = self.report(file, found.guard, message, plan=plan, symbol=found.function.qualname)
             test = found.guard.test  # the finding is the `if` line: it ends where the test ends
             finding.end_line, finding.end_column = file.position(test.end_lineno, test.end_col_offset)

@@ -11,7 +11,8 @@ from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._analysis.cfg import Point
-from ._analysis.index import Function, awaited_calls
+from ._analysis.flags import fresh, names_in
+from ._analysis.index import Function, awaited_calls, snippet
 from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import (
     ADDITIVE_EDITS,
@@ -24,7 +25,6 @@ from ._frameworks.livekit import (
     analyse,
     push_tokens,
     session_update_tokens,
-    snippet,
 )
 from ._frameworks.pipecat.writes import stale_writes
 
@@ -394,7 +394,7 @@ async def greet(worker, context):
             return self.report(file, call, message, plan=plan, symbol=function.qualname)
         return None
 
-    def _check_pipecat(self, file) -> Iterator[Finding]:  # noqa: ANN001
+    def _check_pipecat(self, file) -> Iterator[Finding]:
         module = pipecat.analyse(file)
         for function in module.index.functions:
             for stale in stale_writes(module, function):
@@ -414,7 +414,7 @@ async def greet(worker, context):
                 yield self.report(file, stale.call, message, plan=stale.plan, symbol=function.qualname)
 
 
-def either_framework(settings) -> list[tuple]:  # noqa: ANN001
+def either_framework(settings) -> list[tuple]:
     """A LiveKit push (its method name, called, or a session update's), or Pipecat's words
     (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
@@ -444,7 +444,7 @@ def _mirror_origins(file, function: Function, pushed) -> bool:  # noqa: ANN001
     return bool(flow(realtime_analysis(file), function).origins(pushed))
 
 
-def _realtime_pushes(file) -> set[int]:  # noqa: ANN001
+def _realtime_pushes(file) -> set[int]:
     """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
     the realtime rules compute the same analysis of the file)."""
     from ._realtime import analyse as realtime_analysis
@@ -504,14 +504,14 @@ def _plan(
     file, vocabulary = module.file, module.vocabulary
     receiver_text = file.segment(receiver)
     if into_session:  # the fresh copy is of the snapshot's own context, not the session's mirror
-        fresh = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
     elif snapshot.kind == "parameter":
         context = next(iter(sorted(vocabulary.copying_contexts)), "chat_ctx")
-        fresh = f"{receiver_text}.{context}.copy()"
+        fresh_copy = f"{receiver_text}.{context}.copy()"
     elif snapshot.owner != receiver_text:
         return fx.no_fix(f"the snapshot is of `{snapshot.context}`, not of {receiver_text}'s context")
     else:
-        fresh = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
     applicability = "safe"
     reason = ""
     detached = _detached(module, call)
@@ -519,7 +519,10 @@ def _plan(
         return fx.no_fix("the write-back is neither awaited nor spawned here")
     if detached:
         applicability = "unsafe"
-        reason = "the write-back is detached (see RTL006), and a fresh copy taken before a push that runs later can go stale again"
+        reason = (
+            "the write-back is detached (see RTL006), "
+            "and a fresh copy taken before a push that runs later can go stale again"
+        )
     edits = list(_edits(module, function, snapshot, key, call))
     for edit in edits:
         if not edit.additive:
@@ -530,12 +533,12 @@ def _plan(
             )
     g = module.graph(function)
     again = g.precedes(call, call)
-    taken = fx.names_in(function.node)
+    taken = names_in(function.node)
     for edit in edits:
-        problem = _nameable(module, function, edit, call, again, taken)
+        problem = _nameable(module, function, edit, call, again)
         if problem:
             return fx.no_fix(problem)
-    return _build(module, function, call, receiver, fresh, edits, again, taken, applicability, reason)
+    return _build(module, function, call, fresh_copy, edits, again, taken, applicability, reason)
 
 
 def _detached(module: AppModule, call: ast.AST) -> bool | None:
@@ -598,7 +601,7 @@ def _message_edit(module: AppModule, node: ast.Call) -> _Edit:
     return _Edit(node, "items.append", True, None)
 
 
-def _nameable(module: AppModule, function: Function, edit: _Edit, call, again: bool, taken: set[str]) -> str:
+def _nameable(module: AppModule, function: Function, edit: _Edit, call, again: bool) -> str:
     """Why the edit's addition cannot be re-applied by name ("" when it can)."""
     line = edit.call.lineno
     if edit.item is None and not edit.bind:
@@ -621,15 +624,15 @@ def _bindings(module: AppModule, function: Function, name: str) -> int:
     )
 
 
-def _build(module, function, call, receiver, fresh, edits, again, taken, applicability, reason) -> fx.Plan:  # noqa: ANN001
+def _build(module, function, call, fresh_copy, edits, again, taken, applicability, reason) -> fx.Plan:
     file, g = module.file, module.graph(function)
-    fresh_name = fx.fresh_name("fresh_ctx", taken)
+    fresh_name = fresh("fresh_ctx", taken)
     taken = taken | {fresh_name}
-    steps, lines = [], [f"{fresh_name} = {fresh}\n"]
+    steps, lines = [], [f"{fresh_name} = {fresh_copy}\n"]
     for edit in edits:
         item = edit.item
         if edit.bind:
-            item = fx.fresh_name("added_message", taken)
+            item = fresh("added_message", taken)
             taken.add(item)
             path = file.path_of(module.index.statement_of(edit.call))
             steps.append(lambda editor, p=path, n=item: fx.bind_expression_statement(editor, editor.locate(p), n))
@@ -641,7 +644,7 @@ def _build(module, function, call, receiver, fresh, edits, again, taken, applica
     path = file.path_of(statement)
     push = file.segment(call)
 
-    def write(editor) -> None:  # noqa: ANN001
+    def write(editor) -> None:
         located = editor.locate(path)
         editor.insert_before(located, [editor.statement(line) for line in lines])
         fx.write_push_argument(editor, located, push, fresh_name)

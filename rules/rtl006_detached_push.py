@@ -10,7 +10,7 @@ from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._analysis.cfg import is_await
-from ._analysis.index import Function
+from ._analysis.index import Function, snippet
 from ._analysis.values import ValueFlow
 from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
@@ -176,14 +176,14 @@ async def f(agent, ctx):
         file = module.file
         spawner = file.segment(spawn.func)
         message = (
-            f"the push `{fx_snippet(file, coroutine)}` is handed to {spawner}() and runs later, concurrently with "
+            f"the push `{snippet(file, coroutine)}` is handed to {spawner}() and runs later, concurrently with "
             f"what follows: a reply generated meanwhile runs on the context before the push, and two detached "
             f"pushes are last-writer-wins"
         )
         plan = _plan(module, function, spawn, coroutine)
         return self.report(file, spawn, message, plan=plan, symbol=function.qualname)
 
-    def _check_pipecat(self, file) -> Iterator[Finding]:  # noqa: ANN001
+    def _check_pipecat(self, file) -> Iterator[Finding]:
         """A spawner around a push or queue of a context frame (design.md, Pipecat's RTL006)."""
         module = pipecat.analyse(file)
         for function in module.index.functions:
@@ -198,7 +198,7 @@ async def f(agent, ctx):
                 if frame is None or _awaited_at_once(module, function, node):
                     continue
                 message = (
-                    f"the push of {pipecat.frame_of(frame)} `{fx_snippet(file, coroutine)}` is handed to "
+                    f"the push of {pipecat.frame_of(frame)} `{snippet(file, coroutine)}` is handed to "
                     f"{file.segment(node.func)}() and runs later, concurrently with what follows: a frame pushed or "
                     f"queued next (an LLMRunFrame) can overtake it, and the completion runs without its change"
                 )
@@ -206,7 +206,7 @@ async def f(agent, ctx):
                 yield self.report(file, node, message, plan=plan, symbol=function.qualname)
 
 
-def _pushed_frame(module, function: Function, push: ast.AST | None) -> ast.Call | None:  # noqa: ANN001
+def _pushed_frame(module, function: Function, push: ast.AST | None) -> ast.Call | None:
     """The context frame `push` (a `push_frame`/`queue_frame(s)` call) hands on, also through
     a name bound once to the frame."""
     frame = module.pushed_frame(push)
@@ -217,7 +217,7 @@ def _pushed_frame(module, function: Function, push: ast.AST | None) -> ast.Call 
     return frame
 
 
-def _bound_once(module, function: Function, name: str) -> ast.AST | None:  # noqa: ANN001
+def _bound_once(module, function: Function, name: str) -> ast.AST | None:
     """The value of the one plain assignment of `name` in the function, else None."""
     values = [
         node.value
@@ -225,11 +225,6 @@ def _bound_once(module, function: Function, name: str) -> ast.AST | None:  # noq
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
     ]
     return values[0] if len(values) == 1 else None
-
-
-def fx_snippet(file, node: ast.AST, limit: int = 60) -> str:  # noqa: ANN001
-    text = " ".join(file.segment(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> bool:
@@ -270,8 +265,8 @@ def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast
     spawn_text = module.file.segment(spawn)
     pushed = module.file.segment(coroutine)
 
-    def await_in_place(editor) -> None:  # noqa: ANN001
-        def change(call):  # noqa: ANN001, ANN202 (LibCST's tree)
+    def await_in_place(editor) -> None:
+        def change(call):  # LibCST's tree
             import libcst as cst
 
             for arg in call.args:

@@ -12,7 +12,8 @@ from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
 from ._analysis.cfg import is_await
-from ._analysis.index import Function
+from ._analysis.flags import fresh, names_in
+from ._analysis.index import Function, dotted
 from ._frameworks.livekit import OPTIONS, AppModule, analyse
 
 EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
@@ -158,7 +159,10 @@ async def f(agent, text):
         kind = _kind(module, function, target)
         file = module.file
         if kind == "copy" and (statement or written_back):
-            message = f"`{method}` edits a copy that nothing keeps (`{_short(file, target)}`): the edit never reaches a context"
+            message = (
+                f"`{method}` edits a copy that nothing keeps (`{_short(file, target)}`): "
+                "the edit never reaches a context"
+            )
         elif kind == "view" and (statement or method not in RETURNS_CONTEXT):
             message = (
                 f"`{_short(file, target)}` is a read-only copy (the property answers with one): `{method}` on it "
@@ -198,12 +202,12 @@ def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
     return None
 
 
-def _short(file, node: ast.AST) -> str:  # noqa: ANN001
+def _short(file, node: ast.AST) -> str:
     text = " ".join(file.segment(node).split())
     return text if len(text) <= 50 else text[:47] + "..."
 
 
-def _copy_of(file, target: ast.AST, kind: str | None) -> str | None:  # noqa: ANN001
+def _copy_of(file, target: ast.AST, kind: str | None) -> str | None:
     """The expression a bound copy is made from, or None when the target is kept as is."""
     if kind == "copy":
         return file.segment(target)
@@ -237,12 +241,12 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
             f"an await runs between the edit and the write-back at line {call.lineno}; a copy taken at the edit "
             f"would be stale by then"
         )
-    name = fx.fresh_name("chat_ctx", fx.names_in(function.node))
+    name = fresh("chat_ctx", names_in(function.node))
     binding = f"{name} = {_copy_of(file, target, kind)}\n"
     edit_path, push_path = file.path_of(statement), file.path_of(index.statement_of(call))
     target_text, push_text = file.segment(target), file.segment(call)
 
-    def apply(editor) -> None:  # noqa: ANN001
+    def apply(editor) -> None:
         located = editor.locate(edit_path)
         editor.insert_before(located, [editor.statement(binding)])
         fx.replace_expression(editor, located, target_text, lambda node: fx.name_node(name), text=lambda node: name)
@@ -251,7 +255,7 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
     return fx.Plan("safe", "", [apply])
 
 
-def _block_of(index, statement: ast.stmt) -> list[ast.stmt]:  # noqa: ANN001
+def _block_of(index, statement: ast.stmt) -> list[ast.stmt]:
     parent = index.parents.get(id(statement))
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
@@ -264,9 +268,9 @@ def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target
     file, index = module.file, module.index
     function = index.function_of_node(call)
     copy = _copy_of(file, target, kind)
-    if copy is None and not (isinstance(target, (ast.Name, ast.Attribute)) and fx.dotted_text(target)):
+    if copy is None and not (isinstance(target, (ast.Name, ast.Attribute)) and dotted(target)):
         return fx.no_fix("the edited context has no name to write back")
-    name = fx.fresh_name("chat_ctx", fx.names_in(function.node)) if copy is not None else file.segment(target)
+    name = fresh("chat_ctx", names_in(function.node)) if copy is not None else file.segment(target)
     statement = index.statement_of(call)
     edit_text = name + file.segment(edit)[len(file.segment(target)) :]
     # continuation lines are rendered relative to the block's indentation (LibCST adds it)
@@ -278,7 +282,7 @@ def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target
     lines = ([f"{name} = {copy}\n"] if copy is not None else []) + [edit_text + "\n"]
     path, push_text = file.path_of(statement), file.segment(call)
 
-    def apply(editor) -> None:  # noqa: ANN001
+    def apply(editor) -> None:
         located = editor.locate(path)
         editor.insert_before(located, [editor.statement(line) for line in lines])
         fx.write_push_argument(editor, located, push_text, name)

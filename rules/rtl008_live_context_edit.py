@@ -9,7 +9,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _appfix as fx
-from ._analysis.index import Function
+from ._analysis.index import Function, final_name, snippet
 from ._analysis.values import LIVE, AliasFlow
 from ._frameworks import framework_of, pipecat
 from ._frameworks.pipecat import CONTEXT_EDITS, DIRECT_WRITES, LIST_EDITS, frame_of
@@ -129,27 +129,22 @@ async def save(params: FunctionCallParams):
                     continue
                 yield self._finding(module, function, flow, edit, alias, use)
 
-    def _finding(self, module, function, flow, edit, alias: str, use: ast.AST) -> Finding:  # noqa: ANN001
+    def _finding(self, module, function, flow, edit, alias: str, use: ast.AST) -> Finding:
         file = module.file
         binding = _binding(module, function, flow, alias)
         bound = f"`{fx.same_code_text(file.segment(binding))}`" if binding is not None else "the live list"
         if isinstance(edit, ast.Call) and getattr(edit.func, "attr", None) in CONTEXT_EDITS:
             bound = f"a context built on {bound}"
         message = (
-            f"`{pipecat_snippet(file, edit)}` edits the context's live list in place (`{alias}` is {bound}, not a "
-            f"copy), then uses it as its own copy (`{pipecat_snippet(file, use)}` at line {use.lineno}) and never "
+            f"`{snippet(file, edit, 50)}` edits the context's live list in place (`{alias}` is {bound}, not a "
+            f"copy), then uses it as its own copy (`{snippet(file, use, 50)}` at line {use.lineno}) and never "
             f"writes it back: the live conversation changes for the aggregators and the next completion"
         )
         plan = _plan(module, binding)
         return self.report(file, edit, message, plan=plan, symbol=function.qualname)
 
 
-def pipecat_snippet(file, node: ast.AST, limit: int = 50) -> str:  # noqa: ANN001
-    text = " ".join(file.segment(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _edits(module, function: Function, flow: AliasFlow) -> Iterator[tuple[ast.AST, str]]:  # noqa: ANN001
+def _edits(module, function: Function, flow: AliasFlow) -> Iterator[tuple[ast.AST, str]]:
     """(edit, the alias's name) of every in-place edit of a live list through a local name."""
     for node in module.index.nodes(function.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -173,7 +168,7 @@ def _is_context(flow: AliasFlow, name: ast.Name) -> bool:
     )
 
 
-def _private_use(module, function: Function, flow: AliasFlow, edit: ast.AST, alias: str) -> ast.AST | None:  # noqa: ANN001
+def _private_use(module, function: Function, flow: AliasFlow, edit: ast.AST, alias: str) -> ast.AST | None:
     """The first use of the alias after the edit as a value of one's own: an argument of a call
     that is neither a write-back nor a plain read, or a returned value."""
     g, parents = module.graph(function), module.index.parents
@@ -191,21 +186,17 @@ def _private_use(module, function: Function, flow: AliasFlow, edit: ast.AST, ali
     return None
 
 
-def _sink(module, call: ast.Call) -> bool:  # noqa: ANN001
-    name = pipecat_final_name(call.func)
+def _sink(module, call: ast.Call) -> bool:
+    name = final_name(call.func)
     if name in _READERS or name in DIRECT_WRITES or frame_of(call) or name in module.vocabulary.context_types:
         return False
     return not (isinstance(call.func, ast.Attribute) and name in LIST_EDITS | CONTEXT_EDITS)
 
 
-def pipecat_final_name(node: ast.AST) -> str | None:
-    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-
-
-def _written_back(module, function: Function, alias: str) -> bool:  # noqa: ANN001
+def _written_back(module, function: Function, alias: str) -> bool:
     """A write-back of the alias in the function: `set_messages(alias)`, a frame of it."""
     for call in module.calls(function):
-        name = pipecat_final_name(call.func)
+        name = final_name(call.func)
         if name in DIRECT_WRITES or frame_of(call):
             arguments = [*call.args, *(k.value for k in call.keywords)]
             if any(isinstance(a, ast.Name) and a.id == alias for a in arguments):
@@ -213,7 +204,7 @@ def _written_back(module, function: Function, alias: str) -> bool:  # noqa: ANN0
     return False
 
 
-def _binding(module, function: Function, flow: AliasFlow, alias: str) -> ast.AST | None:  # noqa: ANN001
+def _binding(module, function: Function, flow: AliasFlow, alias: str) -> ast.AST | None:
     """The live list's expression where the alias (or the list a context shares) is bound, once."""
     definitions = flow.by_name.get(alias, [])
     if len(definitions) != 1 or definitions[0].value is None:
@@ -223,7 +214,7 @@ def _binding(module, function: Function, flow: AliasFlow, alias: str) -> ast.AST
     return nodes[0] if len(nodes) == 1 and nodes[0] is not None else None
 
 
-def _plan(module, binding: ast.AST | None) -> fx.Plan:  # noqa: ANN001
+def _plan(module, binding: ast.AST | None) -> fx.Plan:
     if binding is None:
         return fx.no_fix("the alias is not bound once, in this function, to the live list")
     parent = module.index.parents.get(id(binding))
@@ -232,7 +223,7 @@ def _plan(module, binding: ast.AST | None) -> fx.Plan:  # noqa: ANN001
     file = module.file
     path, text = file.path_of(parent), f"list({file.segment(binding)})"
 
-    def apply(editor) -> None:  # noqa: ANN001
+    def apply(editor) -> None:
         editor.replace_segments(editor.locate(path), [(binding, text)])
 
     return fx.Plan("safe", "", [apply])

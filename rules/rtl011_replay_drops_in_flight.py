@@ -299,7 +299,7 @@ def _replays(file: FileContext, idx: Index, context: _Session, function: Functio
             yield replay
 
 
-def _flow(file, function, session, in_flight, flags, copies) -> ValueFlow:  # noqa: ANN001
+def _flow(file, function, session, in_flight, flags, copies) -> ValueFlow:
     """Values read from the mirror (MIRROR), from what the push keeps in flight
     (("in-flight", attribute)), and copies made with a flag (("flag", id of the copy))."""
 
@@ -311,7 +311,7 @@ def _flow(file, function, session, in_flight, flags, copies) -> ValueFlow:  # no
                 return frozenset({("in-flight", node.attr)})
         return frozenset()
 
-    def carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
+    def carries(call: ast.Call, origins) -> frozenset:
         carried = CONTEXT_FLOW.carries(call, origins)
         if final_name(call.func) in _WRAPPERS:
             for argument in call.args:
@@ -371,6 +371,6 @@ def _comment_inside(file: FileContext, call: ast.Call) -> bool:
     return "#" in file.segment(Span(func.end_lineno, func.end_col_offset, call.end_lineno, call.end_col_offset))
 
 
-def _drop_flag(file: FileContext, copy: ast.Call, flag: str):  # noqa: ANN202
+def _drop_flag(file: FileContext, copy: ast.Call, flag: str):
     path = file.path_of(index(file).statement_of(copy))
     return lambda editor: drop_keyword(editor, editor.locate(path), copy, flag)

@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             result.head = runner.lint(head, item.tree, config, args.timeout, args.every_file)
             flag = " CRASH" if result.base.crashed or result.head.crashed else ""
             print(
-                f"  {item.package.pin:<48} {result.files:5} files  base {result.base.wall:5.2f} s {len(result.base.findings):3}"
+                f"  {item.package.pin:<48} {result.files:5} files"
+                f"  base {result.base.wall:5.2f} s {len(result.base.findings):3}"
                 f"  head {result.head.wall:5.2f} s {len(result.head.findings):3}{flag}",
                 flush=True,
             )

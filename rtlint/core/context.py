@@ -43,8 +43,7 @@ def iter_statement_paths(tree: ast.Module) -> Iterator[tuple[ast.stmt, Statement
             for index, child in enumerate(block)
             if isinstance(child, ast.stmt)
         ]
-        for child, child_path in children:
-            yield child, child_path
+        yield from children
         stack.extend(reversed(children))
 
 

@@ -282,16 +282,6 @@ def _is_config(candidate: Path) -> bool:
     return "rtlint" in _read_toml(candidate).get("tool", {})
 
 
-def find_config_file(start: Path) -> Path | None:
-    """The nearest configuration file at or above `start`'s real path."""
-    directory = _real_folder(start)
-    for candidate in (directory, *directory.parents):
-        for name in CONFIG_NAMES:
-            if _is_config(candidate / name):
-                return candidate / name
-    return None
-
-
 def _real_folder(path: Path) -> Path:
     """The real folder of `path` (a folder itself, or the folder of a file): a link to a file
     takes the configuration of its target's folder, as in ruff."""

@@ -30,7 +30,6 @@ class Discovery:
     # (mtime, ctime) taken before listing, and files looked for (.gitignore, pyvenv.cfg of
     # the folders skipped as virtual envs) with what was seen of them before reading
     directories: list[Path] = field(default_factory=list)
-    ignore_files: list[Path] = field(default_factory=list)
     directory_stamps: list[tuple[int, int] | None] = field(default_factory=list)
     probes: dict[str, object] = field(default_factory=dict)
 
@@ -41,7 +40,6 @@ class _GitIgnores:
     def __init__(self) -> None:
         self._cache: dict[Path, Any] = {}
         self._chains: dict[tuple[Path, Path], list[tuple[Path, Any]]] = {}
-        self.files: list[Path] = []  # the .gitignore files read
         self.probes: dict[str, object] = {}
 
     def _spec(self, directory: Path) -> Any:
@@ -50,7 +48,6 @@ class _GitIgnores:
             ignore_file = directory / ".gitignore"
             self.probes[str(ignore_file)] = _probe(ignore_file)
             if ignore_file.is_file():
-                self.files.append(ignore_file)
                 from rtlint.core import reading
 
                 try:
@@ -214,7 +211,7 @@ def discover(paths: list[str], configs: Finder | Config) -> Discovery:
         for child, child_config, child_real in sorted(found, key=lambda item: item[0]):
             add(child, root, child_config, child_real)
     probes.update(gitignores.probes)
-    return Discovery(targets, errors, directories, gitignores.files, stamps, probes)
+    return Discovery(targets, errors, directories, stamps, probes)
 
 
 class _Fixed:

@@ -87,12 +87,13 @@ def fit(source: str, indent: str, unit: str, limit: int, header: bool = False) -
     leaves, comment = _leaves(source.strip())
     if leaves is None or (header and leaves[-1].value != ":"):
         return None
-    if leaves[0].value in ("def", "class", "@", "async") and any(l.value == "def" for l in leaves[:2]):
+    if leaves[0].value in ("def", "class", "@", "async") and any(leaf.value == "def" for leaf in leaves[:2]):
         return None
     _optional_parentheses(leaves, header)
     _link(leaves)
     line = Line(leaves, 0, comment=comment)
-    out = [indent + unit * l.depth + text for l, text in _transform(line, limit - len(indent.expandtabs()), unit)]
+    width = limit - len(indent.expandtabs())
+    out = [indent + unit * part.depth + text for part, text in _transform(line, width, unit)]
     return "\n".join(out)
 
 
@@ -213,7 +214,9 @@ def _link(leaves: list[Leaf]) -> None:
             leaves[opening].match, leaf.match = index, opening
             if index - opening > 1 and leaves[index - 1].value == "," and not leaf.invisible:
                 single = sum(
-                    1 for l in leaves[opening + 1 : index] if l.value == "," and _depth_between(leaves, opening, l) == 0
+                    1
+                    for inner in leaves[opening + 1 : index]
+                    if inner.value == "," and _depth_between(leaves, opening, inner) == 0
                 )
                 one_tuple = leaves[opening].value == "(" and single == 1
                 subscript = (
@@ -277,10 +280,10 @@ def _transform(line: Line, width: int, unit: str) -> list[tuple[Line, str]]:
     text = _render(line.leaves) + (f"  {line.comment}" if line.comment else "")
     if _fits(line, text, width, unit) and not _has_magic(line) and not line.force:
         return [(line, text)]
-    transforms = [_delimiter_split, _rhs] if line.inside else [_rhs]
-    for transform in transforms:
+    splits = (lambda: _delimiter_split(line), lambda: _rhs(line, width, unit))
+    for split in splits if line.inside else splits[1:]:
         try:
-            parts = transform(line, width, unit)
+            parts = split()
         except CannotSplit:
             continue
         if len(parts) == 1 and _render(parts[0].leaves) == _render(line.leaves):
@@ -490,7 +493,7 @@ def _after_for(leaves: list[Leaf], index: int) -> bool:
     return False
 
 
-def _delimiter_split(line: Line, width: int, unit: str) -> list[Line]:
+def _delimiter_split(line: Line) -> list[Line]:
     leaves = line.leaves
     delimiters = _delimiters(leaves)
     if not delimiters:

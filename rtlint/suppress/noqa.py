@@ -57,7 +57,7 @@ def _edit_for(span: TokenRange, codes: list[str], lines: list[str], reason: str 
     offset = sum(len(line) for line in lines[span.first - 1 : span.last - 1])  # of `last` in `joined`
     if match is not None:
         if span.comment_column is None or match.start() < offset + span.comment_column:
-            # flake8 reads the first `# noqa` of the range, and this one is not in the
+            # flake8 reads the first noqa comment of the range, and this one is not in the
             # comment (a string holds it): no comment can change what flake8 reads
             return None
         # after the last code, before any words or separators that follow it
@@ -69,7 +69,7 @@ def _edit_for(span: TokenRange, codes: list[str], lines: list[str], reason: str 
         return Edit(span.last, end + 1, span.last, end + 1, ", " + ", ".join(missing) + suffix)
     content = last.rstrip("\r\n")
     trailing = len(content) - len(content.rstrip(" \t"))
-    # after any other comment too (`# type: ignore  # noqa: X`): flake8 finds it anywhere
+    # after any other comment too (a type-ignore comment before it): flake8 finds it anywhere
     insertion = " " * max(0, 2 - trailing) + "# noqa: " + ", ".join(missing) + (f" {reason}" if reason else "")
     column = len(content) + 1
     return Edit(span.last, column, span.last, column, insertion)

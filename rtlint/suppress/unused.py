@@ -38,7 +38,7 @@ _FULL_CODE = re.compile(r"RTL[0-9]{3}")
 class Directive:
     """One suppression in a comment; columns are 0-based on the comment's line."""
 
-    noqa: bool  # `# noqa: ...` (flake8's case-sensitive codes) or `# rtlint: ignore[...]`
+    noqa: bool  # a noqa comment (flake8's case-sensitive codes) or `# rtlint: ignore[...]`
     first: int  # the lines it covers (flake8's token range)
     last: int
     start: int  # the `#` that begins it
@@ -70,7 +70,7 @@ def directives(text: str) -> list[Directive]:
         joined = "".join(lines[span.first - 1 : span.last])
         offset = len(joined) - len(lines[span.last - 1])
         match = NOQA.search(joined)
-        # flake8 reads the first `# noqa` of the range; only one in the comment is ours to edit
+        # flake8 reads the first noqa comment of the range; only one in the comment is ours to edit
         if match is not None and match.group("codes") and match.start() >= offset + base:
             codes_start = match.start("codes") - offset
             codes = _parse_codes(match.group("codes"), codes_start)

@@ -18,8 +18,8 @@ two copies: one for a normal end, one for an abrupt exit, which goes on where it
     g.precedes(a, b)                        # a can run before b on some path, loops included
     g.dominates(a, b)                       # every path from the entry to b runs a first
     g.may_run_between(a, b, is_await)       # points that can run after a and before b
-    g.different_branches(a, b)              # a and b sit in exclusive arms (if/else, handlers)
     g.states_at(b, initial, transfer)       # the states a forward walk reaches b in
+    g.awaits_between(start, end, call)      # awaits from point start to point end, start not re-run
 """
 
 from __future__ import annotations
@@ -32,12 +32,10 @@ from typing import TYPE_CHECKING
 from rtlint.core.astnodes import children, walk
 
 from .index import FunctionNode, walk_function
-from .paths import exclusive
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
 
-_TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))
 _SCOPES = (*FunctionNode, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 # shared singletons of the tree that are not evaluated themselves
@@ -80,7 +78,6 @@ class Graph:
         self._frames: list[_Frame] = []
         self._raise_to: list[list[int]] = []
         self._forward: dict[int, frozenset[int]] = {}
-        self._backward: dict[int, frozenset[int]] = {}
         self.exit = self._unit()
         body = function.body if isinstance(function, (*FunctionNode, ast.Module)) else [function]
         self.entry = self._block(body, self.exit)
@@ -309,12 +306,6 @@ class Graph:
             self._forward[unit] = _reach(unit, self.successors)
         return self._forward[unit]
 
-    def backward(self, unit: int) -> frozenset[int]:
-        """Units from which `unit` is reachable by one edge or more."""
-        if unit not in self._backward:
-            self._backward[unit] = _reach(unit, self._predecessor_sets())
-        return self._backward[unit]
-
     def _predecessor_sets(self) -> list[set[int]]:
         if not hasattr(self, "_predecessors"):
             self._predecessors: list[set[int]] = [set() for _ in self.successors]
@@ -371,6 +362,30 @@ class Graph:
                 candidates += self.points[unit]
         return candidates
 
+    def awaits_between(self, start: Point | None, end: Point, call: ast.AST) -> list[Point]:
+        """The await points on paths from `start` (None: the function's entry) to `end` that
+        do not run `start` again; `end`'s own await counts only from an earlier pass of a
+        loop, and awaits inside `call` do not count (`may_run_between` starts from nodes and
+        lets `b` run on the way)."""
+        avoid = frozenset() if start is None else frozenset({start.unit})
+        found: list[Point] = []
+        if start is not None and start.unit == end.unit and start.order < end.order:
+            found = [p for p in self.points[end.unit] if start.order < p.order < end.order]
+        else:
+            reach = _reach(start.unit, self.successors, avoid) if start is not None else _from_entry(self)
+            if end.unit in reach:
+                middle = reach & (_reach(end.unit, self._predecessor_sets(), avoid) | {end.unit})
+                if start is not None:
+                    found += [p for p in self.points[start.unit] if p.order > start.order]
+                found += [p for p in self.points[end.unit] if p.order < end.order]
+                again = end.unit in _reach(end.unit, self.successors, avoid)
+                for unit in sorted(middle):
+                    if unit != end.unit or again:
+                        found += self.points[unit]
+        inside = {id(n) for n in walk(call)}
+        unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
+        return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
+
     def reaches_within(self, a: ast.AST, b: ast.AST, statements: list[ast.stmt]) -> bool:
         """Whether `b` can run after `a` without leaving `statements` (one block's run of
         statements) on the way: false when only a loop's next pass gets there."""
@@ -388,16 +403,6 @@ class Graph:
                     if unit not in seen:
                         seen.add(unit)
                         stack.extend(u for u in self.successors[unit] if u in allowed)
-        return False
-
-    def different_branches(self, a: ast.AST, b: ast.AST, parents: dict[int, ast.AST]) -> bool:
-        """Whether `a` and `b` sit in exclusive arms of one compound statement (the body and
-        `else` of an `if`, two handlers, two cases, a handler and a `try`'s `else`)."""
-        chain_a, chain_b = _block_chain(a, parents), _block_chain(b, parents)
-        for owner, step_a in chain_a:
-            for other, step_b in chain_b:
-                if owner is other:
-                    return step_a != step_b and exclusive(step_a, step_b, owner)
         return False
 
     def states_at(self, node: ast.AST, initial: object, transfer: Callable[[Point, object], object]) -> frozenset:
@@ -504,76 +509,10 @@ def _reach(start: int, edges: list[set[int]], avoid: frozenset[int] = frozenset(
     return frozenset(seen)
 
 
-def _block_chain(node: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[ast.AST, tuple]]:
-    """(compound statement, block step) for every block holding `node`, innermost first."""
-    chain = []
-    current = node
-    while id(current) in parents:
-        parent = parents[id(current)]
-        step = _step_of(parent, current)
-        if step is not None:
-            chain.append((parent, step))
-        if isinstance(parent, _SCOPES):
-            break
-        current = parent
-    return chain
-
-
-def _step_of(parent: ast.AST, child: ast.AST) -> tuple | None:
-    for field in ("body", "orelse", "finalbody"):
-        if child in (getattr(parent, field, None) or ()) and isinstance(child, ast.stmt):
-            return None if isinstance(parent, (ast.ExceptHandler, ast.match_case)) else (field,)
-    owner_list = getattr(parent, "handlers", None) or getattr(parent, "cases", None)
-    if owner_list and child in owner_list:
-        return ("handlers" if isinstance(child, ast.ExceptHandler) else "cases", owner_list.index(child))
-    return None
+def _from_entry(g: Graph) -> frozenset[int]:
+    """The entry and every unit reachable from it."""
+    return frozenset({g.entry}) | _reach(g.entry, g.successors)
 
 
 def graph(file: FileContext, function: ast.AST) -> Graph:
     return file.memo(("rules._analysis.cfg", id(function)), lambda: Graph(function))
-
-
-def awaits_between(g: Graph, start: Point | None, end: Point, call: ast.AST) -> list[Point]:
-    """The await points on paths from `start` (None: the function's entry) to `end` that do
-    not run `start` again; `end`'s own await counts only from an earlier pass of a loop.
-    A query on the shared graph's units and edges (`Graph.may_run_between` has no "without
-    re-running the start")."""
-    avoid = start.unit if start is not None else None
-    found: list[Point] = []
-    if start is not None and start.unit == end.unit and start.order < end.order:
-        found = [p for p in g.points[end.unit] if start.order < p.order < end.order]
-    else:
-        first = g.successors[avoid] if avoid is not None else {g.entry}
-        reach = _closure(first, g.successors, avoid)
-        if end.unit in reach:
-            back = _closure({end.unit}, _predecessors(g), avoid) | {end.unit}
-            middle = reach & back
-            if start is not None:
-                found += [p for p in g.points[start.unit] if p.order > start.order]
-            found += [p for p in g.points[end.unit] if p.order < end.order]
-            again = end.unit in _closure(g.successors[end.unit], g.successors, avoid)
-            for unit in sorted(middle):
-                if unit != end.unit or again:
-                    found += g.points[unit]
-    inside = {id(n) for n in walk(call)}
-    unique = {id(p): p for p in found if is_await(p) and not (p.kind == "node" and id(p.node) in inside)}
-    return sorted(unique.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
-
-
-def _closure(first: Iterable[int], edges: list[set[int]], avoid: int | None) -> set[int]:
-    seen: set[int] = set()
-    stack = [u for u in first if u != avoid]
-    while stack:
-        unit = stack.pop()
-        if unit not in seen:
-            seen.add(unit)
-            stack.extend(u for u in edges[unit] if u != avoid)
-    return seen
-
-
-def _predecessors(g: Graph) -> list[set[int]]:
-    found: list[set[int]] = [set() for _ in g.successors]
-    for a, targets in enumerate(g.successors):
-        for b in targets:
-            found[b].add(a)
-    return found

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rtlint.core.astnodes import walk
 
 from .cfg import graph
-from .index import FunctionNode, final_name, index, walk_function
+from .index import final_name, index, walk_function
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
@@ -180,12 +180,9 @@ def flag_operand(guard: ast.If, flag: Flag) -> tuple[ast.AST, bool]:
 
 
 def names_in(function: ast.AST) -> set[str]:
-    """Every name used in a function, nested functions' parameters included."""
-    names = {n.id for n in walk(function) if isinstance(n, ast.Name)}
-    for node in walk(function):
-        if isinstance(node, FunctionNode):
-            names |= {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
-    return names
+    """Every name a function binds or reads, the parameters of it and of what it nests
+    (lambdas, `*args` and `**kwargs` included): what a fresh local name must avoid."""
+    return {n.id if isinstance(n, ast.Name) else n.arg for n in walk(function) if isinstance(n, (ast.Name, ast.arg))}
 
 
 def fresh(name: str, taken: set[str]) -> str:

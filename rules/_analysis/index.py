@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import children, walk
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 TryNode = (ast.Try, getattr(ast, "TryStar", ast.Try))
-AnyFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+AnyFunction = ast.FunctionDef | ast.AsyncFunctionDef
 _OPAQUE = (*FunctionNode, ast.ClassDef, ast.Lambda)  # bodies that are not the function's own
 
 
@@ -71,11 +71,20 @@ def dotted(node: ast.AST | None) -> str | None:
 
 
 def final_name(node: ast.AST | None) -> str | None:
+    """`c` of `a.b.c`, `c`, or `a.c[T]` (a subscripted generic, `AgentTask[Result]`), else None."""
     if isinstance(node, ast.Attribute):
         return node.attr
     if isinstance(node, ast.Name):
         return node.id
+    if isinstance(node, ast.Subscript):
+        return final_name(node.value)
     return None
+
+
+def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
+    """`node`'s source on one line (white space folded) for a message, cut to `limit` with "..."."""
+    text = " ".join(file.segment(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def walk_function(node: ast.AST) -> list[ast.AST]:

@@ -14,7 +14,7 @@ from typing import Any
 # the engine owns the path type (its fixer locates LibCST nodes by it); rules extend it here
 from rtlint.core.context import StatementPath, iter_statement_paths
 
-__all__ = ["StatementPath", "iter_statement_paths", "statement_at", "region", "block_run", "exclusive"]
+__all__ = ["StatementPath", "iter_statement_paths", "statement_at", "region", "block_run"]
 
 
 def statement_at(tree: ast.AST, path: StatementPath) -> ast.stmt:
@@ -50,18 +50,3 @@ def block_run(tree: ast.AST, first: StatementPath, last: StatementPath) -> list[
     """The statements from `first` through `last`, two paths into one block."""
     parent, step = first[:-1], first[-1]
     return [statement_at(tree, parent + (step[:-1] + (i,),)) for i in range(step[-1], last[-1][-1] + 1)]
-
-
-# blocks of one compound statement of which at most one runs in a single execution of it
-def exclusive(a: tuple[Any, ...], b: tuple[Any, ...], owner: ast.AST) -> bool:
-    """Whether the block steps `a` and `b` of the compound statement `owner` exclude each
-    other: the two arms of an `if`, two `except` handlers, two `case`s, a handler and the
-    `else` of a `try`."""
-    fields = {a[0], b[0]}
-    if isinstance(owner, ast.If):
-        return fields == {"body", "orelse"}
-    if fields == {"handlers"}:
-        return a[1] != b[1]
-    if fields == {"cases"}:
-        return a[1] != b[1]
-    return fields == {"handlers", "orelse"} and isinstance(owner, (ast.Try, getattr(ast, "TryStar", ast.Try)))

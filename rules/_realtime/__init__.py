@@ -7,7 +7,6 @@ and the push lock (design.md's terms), built from the rule options.
   aliases, closures), `snapshots` and `pushes`.
 - `pushlock`: a class's push lock, `under_push_lock`, `serialized`, `stale_snapshots`
   (RTL001's defect, which RTL004 does not report again), `lock_takers`, snapshot `flow`.
-- `anchors`: where module-level lines and imports go.
 - `contexts`: the contexts a push sends, the items added to them, commits to a local
   context (RTL002, RTL003).
 """
@@ -15,7 +14,6 @@ and the push lock (design.md's terms), built from the rule options.
 from __future__ import annotations
 
 from .._analysis.index import Function, FunctionNode, dotted, final_name, walk_function
-from .anchors import import_anchor, imports_module, module_anchor
 from .pushlock import (
     StaleSnapshot,
     flow,
@@ -50,9 +48,6 @@ __all__ = [
     "dotted",
     "final_name",
     "flow",
-    "import_anchor",
-    "imports_module",
-    "module_anchor",
     "push_lock",
     "reported_pushes",
     "required_tokens",

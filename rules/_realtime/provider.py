@@ -132,7 +132,7 @@ def words(file: FileContext, option: str) -> tuple[str, ...]:
     return tuple(file.settings.get(option, default))
 
 
-def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:  # noqa: ANN001
+def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:
     """A provider session names a session type, has a mirror (`declared`: one named by the
     options or a type, not only what the push diffs against), and defines the push: a push
     method's name right after `def` (the files that only call it are the framework's and

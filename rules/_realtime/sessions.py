@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._analysis.index import ClassInfo, Function, Index, awaited_calls, final_name, index, parameters
-from .._analysis.locks import LockModel, Region, lock_model
+from .._analysis.locks import LockModel, lock_model
 from .._analysis.paths import StatementPath
 from .._analysis.values import bound_names, local_names
 from .vocabulary import Vocabulary, is_session_call
@@ -195,10 +195,6 @@ class Module:
 
     def statement_at(self, path: StatementPath) -> ast.stmt:
         return self.index.statement_at(path)
-
-    def lock_blocks(self, node: ast.AST, function: Function) -> list[Region]:
-        """The lock regions around `node` (innermost first), from the one lock model."""
-        return self.locks.regions(node, function)
 
 
 def _named_count(node: ast.AST) -> int:

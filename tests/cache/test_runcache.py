@@ -20,7 +20,7 @@ from tests.support.samples import BUGGY, TOKENLESS
 def age(root: Path, seconds: float = 30) -> None:
     """Every file and folder under `root` (and `root` itself) last changed `seconds` ago."""
     when = time.time() - seconds
-    for current, folders, files in os.walk(root):
+    for current, _, files in os.walk(root):
         for name in files:
             os.utime(os.path.join(current, name), (when, when), follow_symlinks=False)
         os.utime(current, (when, when))

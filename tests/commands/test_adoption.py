@@ -151,7 +151,7 @@ def test_add_noqa_twice_and_flake8_reads_it(project: Path) -> None:
     assert f"Suppressed {len(before)} findings with # noqa in 1 file." in first.stderr
     once = target.read_text()
     assert ast.dump(ast.parse(once)) == ast.dump(ast.parse(original))
-    for path, line, _, code, _ in before:
+    for _, line, _, code, _ in before:
         assert once.splitlines()[line - 1].endswith(f"# noqa: {code}") or f"{code}" in once.splitlines()[line - 1]
     # every byte outside the inserted comments is kept
     assert re.sub(r"  # noqa: RTL\d{3}(?:, RTL\d{3})*", "", once) == original

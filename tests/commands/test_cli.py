@@ -15,7 +15,8 @@ from tests.support.cli import FIXTURES, run_cli, run_main
 from tests.support.samples import BUGGY, BUGGY_COLUMN, BUGGY_LINE, TOKENLESS
 
 LINE = re.compile(
-    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): (?P<code>RTL\d{3}) \[(?P<name>[a-z-]+)\] (?P<message>.+?)( \[\*\])?$"
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<column>\d+): "
+    r"(?P<code>RTL\d{3}) \[(?P<name>[a-z-]+)\] (?P<message>.+?)( \[\*\])?$"
 )
 
 

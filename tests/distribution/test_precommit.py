@@ -69,7 +69,8 @@ def test_hooks_report_fix_and_pass(tmp_path: Path) -> None:
     (project / "agent.py").write_text(BUGGY)
     (project / "notes.txt").write_text("not python: the hooks must not see it\n")
     (project / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hooks.as_posix()}\n    rev: {rev}\n    hooks:\n      - id: rtlint\n      - id: rtlint-fix\n"
+        f"repos:\n  - repo: {hooks.as_posix()}\n    rev: {rev}\n"
+        "    hooks:\n      - id: rtlint\n      - id: rtlint-fix\n"
     )
     git("add", "-A", cwd=project)
     git("commit", "-q", "-m", "buggy agent", cwd=project)

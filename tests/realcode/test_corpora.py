@@ -118,7 +118,8 @@ def test_stdlib_command_line_no_crash_no_finding(stdlib: Path) -> None:
     false_positives = [f"{f['path']}:{f['line']}: {f['code']} {f['message']}" for f in findings if f not in unreadable]
     assert false_positives == [], "false positives in the standard library:\n" + "\n".join(false_positives)
     print(
-        f"\nstdlib: {len(files)} files, {lines} lines; findings: {len(false_positives)} (+{len(unreadable)} on files CPython refuses)"
+        f"\nstdlib: {len(files)} files, {lines} lines; "
+        f"findings: {len(false_positives)} (+{len(unreadable)} on files CPython refuses)"
     )
     assert len(files) > 500
 
@@ -198,5 +199,6 @@ def test_livekit_wheels_analysis_without_the_prefilter(livekit: list[Path]) -> N
     ]
     assert crashes == [], "\n".join(crashes)
     print(
-        f"\nlivekit wheels, every rule on every file: {len(files)} files, {sum(c for _, c, _ in results if c > 0)} lines"
+        f"\nlivekit wheels, every rule on every file: {len(files)} files, "
+        f"{sum(c for _, c, _ in results if c > 0)} lines"
     )

@@ -146,7 +146,7 @@ def test_github_lines_are_only_our_annotations(tree: Path, findings: list[dict])
     assert all(p is not None and p[0] == "error" for p in parsed), lines
     files = {p[1]["file"] for p in parsed}
     assert files == {shown_by_github(f["path"]) for f in findings}
-    for command, properties, data in parsed:
+    for _, properties, data in parsed:
         assert set(properties) == {"file", "line", "col", "endLine", "endColumn", "title"}
         assert not _CONTROL.search(data.replace("\n", "").replace("\r", ""))
 

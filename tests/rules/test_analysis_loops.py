@@ -153,7 +153,7 @@ def test_filling_loops_in_nested_functions_but_not_their_own_lists() -> None:
         """
     )
     loops = filling_loops(file, function(file, "f"))
-    assert [(l.target, l.stream, sorted(l.adds), "out" in l.bindings) for l in loops] == [
+    assert [(loop.target, loop.stream, sorted(loop.adds), "out" in loop.bindings) for loop in loops] == [
         ("m", "stream", ["out"], False),
         ("m", "stream", ["out"], True),
     ]

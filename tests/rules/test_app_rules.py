@@ -25,7 +25,7 @@ def test_the_three_rules_are_registered() -> None:
 
 
 @pytest.mark.parametrize("rule", APP_RULES, ids=lambda r: r.code)
-def test_examples(rule) -> None:  # noqa: ANN001
+def test_examples(rule) -> None:
     for valid in rule.VALID:
         assert [f for f in check_source(valid) if f.code == rule.code] == []
     assert rule.INVALID
@@ -39,7 +39,7 @@ def test_examples(rule) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("rule", APP_RULES, ids=lambda r: r.code)
-def test_rule_pages(rule) -> None:  # noqa: ANN001
+def test_rule_pages(rule) -> None:
     run = run_main("explain", rule.code)
     assert run.exit_code == 0
     for heading in (

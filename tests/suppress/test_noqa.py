@@ -65,7 +65,7 @@ def test_placement_and_merging(before: str, pairs: list[tuple[int, str]], after:
 
 
 def test_no_comment_where_a_string_holds_the_noqa_flake8_reads() -> None:
-    # flake8 reads the first `# noqa` of the range: the one in the string, not a new comment
+    # flake8 reads the first noqa comment of the range: the one in the string, not a new comment
     text = 'x = "# noqa: E501"\n'
     assert add_noqa(text, [(1, "RTL001")]) == text
 

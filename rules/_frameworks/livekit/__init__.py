@@ -15,10 +15,8 @@ from .agents import (
     Snapshot,
     Vocabulary,
     analyse,
-    awaits_between,
     push_tokens,
     session_update_tokens,
-    snippet,
 )
 
 if TYPE_CHECKING:
@@ -34,7 +32,7 @@ def owns(file: FileContext) -> bool:
     return not pipecat.owns(file)
 
 
-def tokens(settings) -> list[tuple]:  # noqa: ANN001
+def tokens(settings) -> list[tuple]:
     return push_tokens(settings)
 
 
@@ -49,10 +47,8 @@ __all__ = [
     "Snapshot",
     "Vocabulary",
     "analyse",
-    "awaits_between",
     "owns",
     "push_tokens",
     "session_update_tokens",
-    "snippet",
     "tokens",
 ]

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from rtlint.core.settings import Option
 
-from ..._analysis.cfg import Graph, Point, awaits_between, graph
-from ..._analysis.index import Function, Index, annotation_names, dotted, index, parameters
+from ..._analysis.cfg import Graph, Point, graph
+from ..._analysis.index import Function, Index, annotation_names, dotted, final_name, index, parameters
 from ..._analysis.members import Attribute, Stale, attribute
 from ..._analysis.types import Types, accepts_one_argument, types
 from ..._analysis.values import FlowRules, ValueFlow
@@ -107,16 +107,6 @@ DERIVING_METHODS = {"copy", "_summarize", "summarize", "truncate", "merge"}
 AGENT, OTHER = "agent", "other"  # keys of the agent flow
 
 
-def final_name(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Subscript):  # AgentTask[Result]
-        return final_name(node.value)
-    return None
-
-
 @dataclass(frozen=True)
 class Vocabulary:
     push_methods: frozenset[str]
@@ -135,7 +125,7 @@ class Vocabulary:
     realtime_types: tuple[str, ...]  # the realtime rules' `session-types`
 
     @classmethod
-    def from_settings(cls, settings) -> Vocabulary:  # noqa: ANN001
+    def from_settings(cls, settings) -> Vocabulary:
         def get(name: str) -> tuple[str, ...]:
             return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
 
@@ -304,7 +294,7 @@ class AppModule:
     def is_agent_class(self, function: Function) -> bool:
         return function.cls is not None and id(function.cls.node) in self.agent_classes
 
-    def _agent_source(self, function: Function):  # noqa: ANN202
+    def _agent_source(self, function: Function):
         vocabulary = self.vocabulary
 
         def sources(node: ast.AST) -> frozenset:
@@ -420,7 +410,7 @@ class AppModule:
             and (self.is_agent(expr.value, function) or self.is_session(expr.value, function))
         )
 
-    def _snapshot_source(self, function: Function):  # noqa: ANN202
+    def _snapshot_source(self, function: Function):
         vocabulary, segment = self.vocabulary, self.file.segment
 
         def sources(node: ast.AST) -> frozenset:
@@ -547,7 +537,7 @@ class AppModule:
         g = self.graph(function)
         in_graph = snapshot.kind != "parameter" and id(snapshot.node) in g.point_of
         start = g.locate(snapshot.node) if in_graph else None
-        found = awaits_between(g, start, g.locate(call), call)
+        found = g.awaits_between(start, g.locate(call), call)
         if found or in_graph or snapshot.kind == "parameter" or function.outer is None:
             return found
         outer = function.outer
@@ -559,7 +549,7 @@ class AppModule:
         return []
 
 
-def _carries(call: ast.Call, origins) -> frozenset:  # noqa: ANN001
+def _carries(call: ast.Call, origins) -> frozenset:
     if isinstance(call.func, ast.Attribute) and call.func.attr in DERIVING_METHODS:
         return origins(call.func.value)
     return frozenset()
@@ -572,15 +562,6 @@ def analyse(file: FileContext) -> AppModule:
     return file.memo("rules._frameworks.livekit", lambda: AppModule(file))
 
 
-def function_of(module: AppModule, node: ast.AST) -> Function | None:
-    return module.index.function_of_node(node)
-
-
-def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
-    text = " ".join(file.segment(node).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 __all__ = [
     "OPTIONS",
     "Vocabulary",
@@ -590,5 +571,4 @@ __all__ = [
     "dotted",
     "push_tokens",
     "session_update_tokens",
-    "snippet",
 ]

@@ -91,7 +91,7 @@ def _imports(file: FileContext) -> set[str]:
     return {"pipecat" if n.startswith("pipecat") else n for n in found} & {"pipecat", "livekit"}
 
 
-def tokens(settings) -> tuple:  # noqa: ANN001
+def tokens(settings) -> tuple:
     """An alternative of the application rules' pre-filter: `pipecat` and a word of what
     they report (a write, a frame, a read of the messages)."""
     import re
@@ -118,7 +118,7 @@ class Vocabulary:
     owner_types: tuple[str, ...]
 
     @classmethod
-    def from_settings(cls, settings) -> Vocabulary:  # noqa: ANN001
+    def from_settings(cls, settings) -> Vocabulary:
         def get(name: str) -> tuple[str, ...]:
             return tuple(settings.get(f"pipecat.{name}", next(o.default for o in OPTIONS if o.name.endswith(name))))
 

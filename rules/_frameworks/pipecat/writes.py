@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from rtlint.core.astnodes import walk
 
 from ... import _appfix as fx
-from ..._analysis.cfg import Point, awaits_between
+from ..._analysis.cfg import Point
+from ..._analysis.flags import fresh, names_in
 from ..._analysis.index import Function
 from ..._analysis.values import COPY, AliasFlow, Copy
 from . import APPEND, DIRECT_WRITES, LIST_EDITS, TRANSFORM, UPDATE, Module, frame_argument, frame_of
@@ -84,7 +85,7 @@ def _awaits(module: Module, function: Function, copy: Copy, call: ast.Call) -> l
     found: dict[int, Point] = {}
     for read in copy.reads:
         start = g.locate(read) if id(read) in g.point_of else None
-        for point in awaits_between(g, start, g.locate(call), call):
+        for point in g.awaits_between(start, g.locate(call), call):
             found[id(point)] = point
     return sorted(found.values(), key=lambda p: (p.node.lineno, p.node.col_offset, p.order))
 
@@ -104,7 +105,7 @@ def _carries(flow: AliasFlow, node: ast.AST) -> bool:
     return any(flow.origins(n) for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute, ast.Call)))
 
 
-def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:  # noqa: ANN001
+def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:
     if frame == TRANSFORM:
         return fx.no_fix("the transform ignores its argument; make it compute from the messages it is given")
     keyword = next((k for k in call.keywords if k.arg == "messages"), None)
@@ -112,7 +113,7 @@ def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:  # noq
     pure = _pure_function(flow, written)
     if pure is not None:
         source = pure
-        parameter = fx.fresh_name("messages", fx.names_in(written))
+        parameter = fresh("messages", names_in(written))
         body = _replaced(module.file, written, [(source, parameter)])
         new = f"{'transform=' if keyword is not None else ''}lambda {parameter}: {body}"
         return _frame_edit(module, call, TRANSFORM, keyword or value, new)
@@ -190,7 +191,7 @@ def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, tex
     path = file.path_of(module.index.statement_of(call))
     import_path = file.path_of(after) if after is not None else None
 
-    def apply(editor) -> None:  # noqa: ANN001
+    def apply(editor) -> None:
         editor.replace_segments(editor.locate(path), [(call.func, head), (target, text)])
         if after is not None:  # the name joins the file's import of the frames
             row, column = editor.position(after.names[-1], "end")
@@ -199,7 +200,7 @@ def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, tex
     return fx.Plan("safe", "", [apply])
 
 
-def _replaced(file, node: ast.AST, parts: list[tuple[ast.AST, str]]) -> str:  # noqa: ANN001
+def _replaced(file, node: ast.AST, parts: list[tuple[ast.AST, str]]) -> str:
     """The source of `node` with each of `parts` (nodes inside it) replaced by its text."""
     text = file.segment(node)
     base = _offset(file, node.lineno, node.col_offset)
@@ -210,14 +211,14 @@ def _replaced(file, node: ast.AST, parts: list[tuple[ast.AST, str]]) -> str:  # 
     return text
 
 
-def _offset(file, line: int, column: int) -> int:  # noqa: ANN001
+def _offset(file, line: int, column: int) -> int:
     """Character offset of (1-based line, byte column) in the file's text."""
     lines = file.lines
     before = sum(len(t) for t in lines[: line - 1])
     return before + len(lines[line - 1].encode()[:column].decode("utf-8", "replace"))
 
 
-def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:  # noqa: ANN001
+def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
     file = module.file
     receiver = call.func.value
     if call.func.attr != "set_messages" or not isinstance(written, ast.Name):
@@ -252,31 +253,31 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:  # noq
         return fx.no_fix(
             f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
         )
-    taken = fx.names_in(function.node)
+    taken = names_in(function.node)
     steps, parts = [], []
     for node, statement, spread in items:
         argument = node.args[0]
         if isinstance(argument, ast.Name):
             name = argument.id
         else:
-            name = fx.fresh_name("added_message", taken)
+            name = fresh("added_message", taken)
             taken.add(name)
             prefix = f"{name} = "
             code = prefix + fx.dedent_continuation(file.segment(argument), argument.col_offset - len(prefix)) + "\n"
             path = file.path_of(statement)
 
-            def bind(editor, path=path, code=code, argument=argument, name=name) -> None:  # noqa: ANN001
+            def bind(editor, path=path, code=code, argument=argument, name=name) -> None:
                 located = editor.locate(path)
                 editor.insert_before(located, [editor.statement(code)])
                 editor.replace_segments(located, [(argument, name)])
 
             steps.append(bind)
         parts.append(f"*{name}" if spread else name)
-    current = fx.fresh_name("current", taken)
+    current = fresh("current", taken)
     new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [*{current}, {', '.join(parts)}])"
     write_path = file.path_of(module.index.statement_of(call))
 
-    def write(editor) -> None:  # noqa: ANN001
+    def write(editor) -> None:
         editor.replace_segments(editor.locate(write_path), [(call, new)])
 
     steps.append(write)
@@ -292,7 +293,7 @@ def _copied_context(module: Module, copy: Copy) -> ast.AST | None:
     return None
 
 
-def _edits_between(module, function, flow, name, copy, call) -> Iterator[tuple[ast.AST, ast.stmt]]:  # noqa: ANN001
+def _edits_between(module, function, flow, name, copy, call) -> Iterator[tuple[ast.AST, ast.stmt]]:
     """In-place edits of the copy (through `name`) that can run between its reads and the write."""
     g = module.graph(function)
     key = id(copy.node)

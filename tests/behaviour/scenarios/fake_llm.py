@@ -25,7 +25,7 @@ class FakeLLM(llm.LLM):
         self,
         *,
         chat_ctx: llm.ChatContext,
-        tools=None,  # noqa: ANN001
+        tools=None,
         conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS,
         **_: object,
     ) -> llm.LLMStream:

@@ -138,16 +138,16 @@ class Conversation:
         self._started = asyncio.Event()
 
         @self.worker.event_handler("on_pipeline_started")
-        async def _started(worker, frame) -> None:  # noqa: ANN001
+        async def _started(worker, frame) -> None:
             self._started.set()
 
         @self.user.event_handler("on_user_turn_message_added")
-        async def _user_turn(aggregator, message) -> None:  # noqa: ANN001
+        async def _user_turn(aggregator, message) -> None:
             self.user_turns.append(message.content)
             self._changed.set()
 
         @self.assistant.event_handler("on_assistant_turn_stopped")
-        async def _reply(aggregator, message) -> None:  # noqa: ANN001
+        async def _reply(aggregator, message) -> None:
             if message.content:
                 self.replies.append(message.content)
             self._changed.set()

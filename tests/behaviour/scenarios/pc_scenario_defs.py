@@ -27,7 +27,7 @@ INTRO_APP = "app_pipecat_intro"
 KEYPAD_APP = "app_pipecat_keypad"
 
 
-def _result(app, conv, **more) -> dict:  # noqa: ANN001
+def _result(app, conv, **more) -> dict:
     return {"app_file": app.__file__, "messages": conv.messages(), "requests": conv.llm.requests, **more}
 
 

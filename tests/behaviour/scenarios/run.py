@@ -36,7 +36,7 @@ class _VariantFinder(importlib.abc.MetaPathFinder):
     def __init__(self, files: dict[str, Path]) -> None:
         self.files = files
 
-    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001
+    def find_spec(self, fullname, path=None, target=None):
         if fullname in self.files:
             return importlib.util.spec_from_file_location(fullname, self.files[fullname])
         return None

@@ -75,7 +75,7 @@ def _failing_push():
     cls = openai.realtime.RealtimeSession
     original = cls.update_chat_ctx
 
-    async def update_chat_ctx(self, chat_ctx):  # noqa: ANN001
+    async def update_chat_ctx(self, chat_ctx):
         if any(i.type == "message" and i.text_content == FAIL_TEXT for i in chat_ctx.items):
             raise ValueError("simulated unexpected failure")
         return await original(self, chat_ctx)

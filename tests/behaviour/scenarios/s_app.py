@@ -40,11 +40,11 @@ class _GatedMemoryApi:
 class _MemoryAgent(Agent):
     """Wired as memorysync's docstring teaches: your own Agent, memory.on_user_turn in the hook."""
 
-    def __init__(self, memory) -> None:  # noqa: ANN001
+    def __init__(self, memory) -> None:
         super().__init__(instructions="You are a test agent.")
         self.memory = memory
 
-    async def on_user_turn_completed(self, turn_ctx, new_message) -> None:  # noqa: ANN001
+    async def on_user_turn_completed(self, turn_ctx, new_message) -> None:
         await self.memory.on_user_turn(turn_ctx, new_message, agent=self)
 
 
