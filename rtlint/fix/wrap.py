@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rtlint.core.source import generate_tokens
 
@@ -74,6 +74,25 @@ class Line:
     inside: bool = False  # the body of a bracket split
     comment: str = ""  # a trailing comment, kept on the last line
     force: bool = False  # the body of brackets with a magic trailing comma: one item a line
+
+    def __post_init__(self) -> None:
+        # `match` indexes this line's own leaves: a split's parts are slices of a longer
+        # line, whose indices would send a nested split to the wrong bracket (the leaves
+        # are copied, so the line that was split keeps its own)
+        self.leaves = _rematched(self.leaves)
+
+
+def _rematched(leaves: list[Leaf]) -> list[Leaf]:
+    """Copies of `leaves` whose brackets' `match` is an index into this list."""
+    out = [replace(leaf, match=-1) if leaf.value in OPENING or leaf.value in CLOSING else leaf for leaf in leaves]
+    stack: list[int] = []
+    for index, leaf in enumerate(out):
+        if leaf.value in OPENING:
+            stack.append(index)
+        elif leaf.value in CLOSING and stack:
+            opening = stack.pop()
+            out[opening].match, leaf.match = index, opening
+    return out
 
 
 class CannotSplit(Exception):

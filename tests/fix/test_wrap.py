@@ -85,6 +85,30 @@ CASES = [
         "if self._policy.should_resync(interrupted=speech.interrupted, any_skipped=(any_skipped or outputs_abandoned)):",
         "        if self._policy.should_resync(\n            interrupted=speech.interrupted,\n            any_skipped=(any_skipped or outputs_abandoned),\n        ):",
     ),
+    # issue 22: a split inside a split's body finds its brackets in its own line (ruff and
+    # black agree), with and without `await`
+    (
+        "            ",
+        88,
+        False,
+        "self._rt_session.update_chat_ctx(self._agent._chat_ctx.copy(exclude_function_call=True, exclude_instructions=True))",
+        """            self._rt_session.update_chat_ctx(
+                self._agent._chat_ctx.copy(
+                    exclude_function_call=True, exclude_instructions=True
+                )
+            )""",
+    ),
+    (
+        "            ",
+        88,
+        False,
+        "await self._rt_session.update_chat_ctx(self._agent._chat_ctx.copy(exclude_function_call=True, exclude_instructions=True))",
+        """            await self._rt_session.update_chat_ctx(
+                self._agent._chat_ctx.copy(
+                    exclude_function_call=True, exclude_instructions=True
+                )
+            )""",
+    ),
     # a trailing comment goes with the last line
     (
         "        ",
