@@ -270,7 +270,7 @@ async def greet(worker, context):
 """,
             lines=(5,),
             expected_fix="""
-from pipecat.frames.frames import LLMMessagesUpdateFrame, LLMMessagesAppendFrame
+from pipecat.frames.frames import LLMMessagesAppendFrame
 
 async def greet(worker, context):
     await worker.queue_frame(LLMMessagesAppendFrame(messages=[HELLO]))

@@ -62,6 +62,33 @@ def get_or_import(tree: ast.Module, module: str, member: str | None = None) -> t
     return (f"{module}.{member}" if member else module), import_anchor(tree, module)
 
 
+def _member_order(name: str) -> tuple[int, str]:
+    """isort's order of the names of one `from` import (ruff's too): constants, classes, then
+    the others, each group case-sensitively."""
+    bare = name.split(" as ")[0]
+    return (0 if len(bare) > 1 and bare.isupper() else 1 if bare[:1].isupper() else 2, bare)
+
+
+def from_import_with(
+    stmt: ast.ImportFrom, source: str, add: str, drop: str | None = None, unit: str = "    "
+) -> str | None:
+    """The text of the module-level `from M import ...` statement `stmt` (its source text:
+    `source`) with `add` among its names and `drop` (a name no longer used) left out, in
+    isort's order; parenthesized one name a line, as black and ruff format it, when the
+    statement was. None where the statement holds a comment (the caller keeps it as it is)."""
+    if "#" in source or "\\" in source:
+        return None
+    names = [alias.name + (f" as {alias.asname}" if alias.asname else "") for alias in stmt.names]
+    names = [name for name in names if name != drop]
+    if add not in names:
+        names.append(add)
+    names.sort(key=_member_order)
+    head = f"from {'.' * stmt.level}{stmt.module or ''} import "
+    if "\n" in source:
+        return head + "(\n" + "".join(f"{unit}{name},\n" for name in names) + ")"
+    return head + ", ".join(names)
+
+
 def module_anchor(tree: ast.Module) -> Anchor:
     """Where module-level lines go: after the last import of the file's header (or after its
     docstring and `from __future__` imports)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rtlint.core.astnodes import walk
+from rtlint.fix.imports import from_import_with
 
 from ... import _appfix as fx
 from ..._analysis.cfg import Point
@@ -191,13 +192,27 @@ def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, tex
     path = file.path_of(module.index.statement_of(call))
     import_path = file.path_of(after) if after is not None else None
 
+    replaced = call.func.id if isinstance(call.func, ast.Name) else None
+    unused = replaced is not None and replaced != name and _uses(file.tree, replaced) == 1
+    statement = from_import_with(after, file.segment(after), name, replaced if unused else None) if after else None
+
     def apply(editor) -> None:
         editor.replace_segments(editor.locate(path), [(call.func, head), (target, text)])
-        if after is not None:  # the name joins the file's import of the frames
+        if after is None:
+            return
+        if statement is not None:  # the file's import of the frames, with the name in its order
+            (row, column), (end_row, end_column) = editor.position(after, "start"), editor.position(after, "end")
+            editor.replace_spans(editor.locate(import_path), [(row, column, end_row, end_column, statement)])
+        else:  # an import with a comment inside keeps its text: the name joins its end
             row, column = editor.position(after.names[-1], "end")
             editor.replace_spans(editor.locate(import_path), [(row, column, row, column, f", {name}")])
 
     return fx.Plan("safe", "", [apply])
+
+
+def _uses(tree: ast.Module, name: str) -> int:
+    """How many times the module reads `name`."""
+    return sum(1 for node in walk(tree) if isinstance(node, ast.Name) and node.id == name)
 
 
 def _replaced(file, node: ast.AST, parts: list[tuple[ast.AST, str]]) -> str:
