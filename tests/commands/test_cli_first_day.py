@@ -285,16 +285,24 @@ def test_readme_first_command_runs_on_both_examples(monkeypatch: pytest.MonkeyPa
         ("examples/app_agent.py", "RTL005"),
         ("examples/app_agent.py", "RTL006"),
         ("examples/app_agent.py", "RTL007"),
+        ("examples/pipecat_app.py", "RTL005"),
+        ("examples/pipecat_app.py", "RTL006"),
+        ("examples/pipecat_app.py", "RTL005"),
+        ("examples/pipecat_app.py", "RTL008"),
         ("examples/realtime_agent.py", "RTL001"),
         ("examples/realtime_agent.py", "RTL002"),
         ("examples/realtime_agent.py", "RTL001"),
         ("examples/realtime_agent.py", "RTL003"),
     ]
-    assert lint.exit_code == 1 and lint.stderr.startswith("Checked 2 files.\nFound 7 findings.\n")
+    assert lint.exit_code == 1 and lint.stderr.startswith("Checked 3 files.\nFound 11 findings.\n")
     assert "--- a/examples/app_agent.py" in diff.stdout and "--- a/examples/realtime_agent.py" in diff.stdout
     # the fixes of the application code: a fresh copy written back, the discarded copy bound
     assert "+        fresh_ctx = self.chat_ctx.copy()\n" in diff.stdout
     assert "+    chat_ctx = agent.chat_ctx.copy()\n" in diff.stdout
+    # on Pipecat: a Transform of the live list, a replay after the await, a copy where bound
+    assert "+            transform=lambda messages: list(map(redact, messages))\n" in diff.stdout
+    assert "+            frame.context.transform_messages(lambda current: [*current, added_message])\n" in diff.stdout
+    assert "+    messages = list(params.context.get_messages())\n" in diff.stdout
     # RTL006's fix is unsafe (the tool then waits for the push), and so is RTL003's (it drains
     # a stream not known to end), so --diff leaves them
-    assert diff.stderr.endswith("Found 2 findings.\n2 fixable with --fix --unsafe-fixes.\n")
+    assert diff.stderr.endswith("Found 3 findings.\n3 fixable with --fix --unsafe-fixes.\n")
