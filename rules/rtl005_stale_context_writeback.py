@@ -307,7 +307,7 @@ async def greet(worker, context):
                 if finding is not None:
                     yield finding
 
-    def _check_stored(self, module: AppModule, function: Function, call, receiver, pushed, into_session: bool):  # noqa: ANN001, ANN201
+    def _check_stored(self, module: AppModule, function: Function, call, receiver, pushed, into_session: bool):
         """A snapshot stored on `self.<attr>` by another method and written back here."""
         found = module.stale_stored(function, pushed)
         if found is None:
@@ -421,14 +421,14 @@ def either_framework(settings) -> list[tuple]:
     return [((methods, called), session_update_tokens(settings), pipecat.tokens(settings))]
 
 
-def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:  # noqa: ANN001
+def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:
     """The pushed `self.<attr>` is refreshed by a method that can run at any await (one handed
     out as a callback): whether the write-back sees the old snapshot is not known."""
     model = module.stored(function, pushed)
     return model is not None and model.concurrent
 
 
-def _reported_pushes(file) -> set[int]:  # noqa: ANN001
+def _reported_pushes(file) -> set[int]:
     """The pushes RTL001 or RTL004 report (or report the snapshot of)."""
     from ._realtime import analyse as realtime_analysis
     from ._realtime import reported_pushes
@@ -436,7 +436,7 @@ def _reported_pushes(file) -> set[int]:  # noqa: ANN001
     return reported_pushes(realtime_analysis(file))
 
 
-def _mirror_origins(file, function: Function, pushed) -> bool:  # noqa: ANN001
+def _mirror_origins(file, function: Function, pushed) -> bool:
     """Whether the pushed value also carries a snapshot of a session's mirror."""
     from ._realtime import analyse as realtime_analysis
     from ._realtime import flow
@@ -466,7 +466,7 @@ def _describe_await(point: Point, call: ast.AST) -> str:
 # -- the fix --------------------------------------------------------------------------------
 
 
-def _session_plan(module: AppModule, function: Function, call, session, pushed, snapshot: Snapshot, key: int):  # noqa: ANN001, ANN201
+def _session_plan(module: AppModule, function: Function, call, session, pushed, snapshot: Snapshot, key: int):
     """RTL005's fix on a push into a realtime session: a fresh copy of the snapshot's own
     context (the agent's) right before the push, where RTL005's fix applies."""
     file = module.file

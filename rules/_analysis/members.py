@@ -66,7 +66,7 @@ class Attribute:
         self.concurrent = bool(self.refreshers & self.callbacks)
 
     # -- the class's assignments ------------------------------------------------------------
-    def _assignment(self, method: Function, node: ast.AST, classify) -> None:  # noqa: ANN001
+    def _assignment(self, method: Function, node: ast.AST, classify) -> None:
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign):
@@ -150,7 +150,7 @@ class Attribute:
             return None
         return self._stale(method, node, is_callback, 0)
 
-    def _stale(self, method: Function, node: ast.AST, is_callback, depth: int) -> Stale | None:  # noqa: ANN001
+    def _stale(self, method: Function, node: ast.AST, is_callback, depth: int) -> Stale | None:
         refreshes = {id(w.target) for w in self.writers if w.method is method}
         refreshes |= {id(call) for call, callee in self._self_calls(method) if callee in self.refreshers}
 

@@ -135,7 +135,7 @@ class Types:
             names += typed
         return tuple(dict.fromkeys(names)) or None
 
-    def _value(self, node: ast.AST, function) -> tuple[str, ...] | None:  # noqa: ANN001
+    def _value(self, node: ast.AST, function) -> tuple[str, ...] | None:
         if isinstance(node, ast.Call):
             return self._constructed(node)
         if isinstance(node, ast.Name) and isinstance(function, Function):

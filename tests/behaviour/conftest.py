@@ -16,7 +16,7 @@ from tests.support.offline import unavailable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # lkenv, whatever the import mode
 
-import lkenv  # noqa: E402
+import lkenv
 
 
 def pytest_configure(config: pytest.Config) -> None:

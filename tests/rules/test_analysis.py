@@ -664,7 +664,7 @@ def test_reaches_within_a_run_of_statements() -> None:
 # -- types (rules._analysis.types) ---------------------------------------------------------
 
 
-def _types_of(source: str, expression: str, function_name: str):  # noqa: ANN202
+def _types_of(source: str, expression: str, function_name: str):
     from rtlint.rules._analysis.types import types
 
     file = load(source)
@@ -711,7 +711,7 @@ class Store(Base):
         ("self", "inner", ("Store",)),
     ],
 )
-def test_types_of_an_expression(expression: str, function: str, expected) -> None:  # noqa: ANN001
+def test_types_of_an_expression(expression: str, function: str, expected) -> None:
     assert _types_of(TYPED, expression, function) == expected
 
 
@@ -753,7 +753,7 @@ def test_states_at_joins_branches_and_loops() -> None:
     )
     g = graph(file, function(file, "f"))
 
-    def transfer(point, state):  # noqa: ANN001, ANN202
+    def transfer(point, state):
         return "awaited" if is_await(point) else state
 
     assert g.states_at(calls(file.tree, "h")[0], "start", transfer) == {"start", "awaited"}
@@ -792,13 +792,13 @@ class A:
 """
 
 
-def _members(source: str, name: str = "_h"):  # noqa: ANN202
+def _members(source: str, name: str = "_h"):
     from rtlint.rules._analysis.members import Attribute
 
     file = load(source)
     idx = index(file)
 
-    def classify(method, value) -> str:  # noqa: ANN001
+    def classify(method, value) -> str:
         if isinstance(value, ast.Constant) and value.value is None:
             return "none"
         return "keep" if isinstance(value, ast.Call) and getattr(value.func, "attr", "") == "copy_of" else "other"
@@ -806,7 +806,7 @@ def _members(source: str, name: str = "_h"):  # noqa: ANN202
     return file, idx, Attribute(file, idx.classes[0], name, classify)
 
 
-def _read_in(idx, method: str) -> tuple:  # noqa: ANN001
+def _read_in(idx, method: str) -> tuple:
     function = next(f for f in idx.functions if f.node.name == method)
     read = next(
         n

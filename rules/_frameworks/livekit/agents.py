@@ -197,7 +197,7 @@ class Vocabulary:
         return isinstance(node, ast.Call) and final_name(node.func) in self.spawners
 
 
-def session_update_tokens(settings) -> tuple:  # noqa: ANN001
+def session_update_tokens(settings) -> tuple:
     """RTL005's pre-filter alternative for a push by `_update_session(chat_ctx=...)`: a
     session-update method's name (a substring) called as a method."""
     methods = tuple(settings.get("session-update-methods", ("_update_session",)))
