@@ -299,7 +299,7 @@ async def greet(worker, context):
 def either_framework(settings) -> list[tuple]:  # noqa: ANN001
     """A LiveKit push (its method name, called) or Pipecat's words (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
-    return [((methods, called), pipecat.tokens(settings))]
+    return [((methods, called), pipecat.write_tokens())]
 
 
 def _realtime_pushes(file) -> set[int]:  # noqa: ANN001
