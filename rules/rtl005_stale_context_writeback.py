@@ -418,7 +418,7 @@ def either_framework(settings) -> list[tuple]:
     """A LiveKit push (its method name, called, or a session update's), or Pipecat's words
     (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
-    return [((methods, called), session_update_tokens(settings), pipecat.tokens(settings))]
+    return [((methods, called), session_update_tokens(settings), pipecat.write_tokens())]
 
 
 def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:

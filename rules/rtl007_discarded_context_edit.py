@@ -14,7 +14,9 @@ from . import _appfix as fx
 from ._analysis.cfg import is_await
 from ._analysis.flags import fresh, names_in
 from ._analysis.index import Function, dotted
+from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import OPTIONS, AppModule, analyse
+from ._frameworks.pipecat.discarded import discarded_edits
 
 EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
 ITEM_EDITS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}
@@ -33,6 +35,13 @@ class DiscardedContextEdit(Rule):
     written back instead of the context (`update_chat_ctx(ctx.add_message(...))` pushes
     the new message, or `None`, not `ctx`).
 
+    On Pipecat: an edit method (`append`, `extend`, `insert`, `pop`, ...) called on a copy of
+    the messages that nothing keeps (`context.get_messages().copy().append(m)`, `list(...)`,
+    a slice, `copy.deepcopy(...)`, `get_messages(<filter>)`), an `add_message` on a context
+    built on such a copy, a scratch copy bound to a name that is only edited and never read,
+    and a context frame (Append, Update, Transform) built and never pushed (a statement, or a
+    name bound to it and never used).
+
     ## Why is this bad?
     The author meant the context to change, and it does not: the message is lost (and the
     write-back that follows pushes the unchanged context), the call raises
@@ -40,6 +49,9 @@ class DiscardedContextEdit(Rule):
     `ChatMessage` where a context belongs. LiveKit's bank-ivr example (`add_event_message`)
     adds every IVR event to a copy that is thrown away, then writes back the unchanged
     context.
+
+    On Pipecat the note appended to a copy, or carried by a frame nobody pushes, never
+    reaches the `LLMContext` the aggregators and the LLM read: the model never sees it.
 
     ## Example
     ```python
@@ -69,6 +81,10 @@ class DiscardedContextEdit(Rule):
     when the write-back pushes another context, or when an await runs between the edit
     and that write-back (a copy taken at the edit would be stale by then, RTL005).
 
+    On Pipecat there is no fix (the message says so): whether the change was meant for the
+    live context (`context.add_message(m)`) or for the next completion only (an Append frame)
+    is the author's choice.
+
     Not a finding: edits of a bound copy, of the live context (`self._chat_ctx`,
     `session.history`) or of a hook's `turn_ctx`; reads of copies and views; `truncate`
     and `merge` results written back (they return the context); copies handed to a task
@@ -90,7 +106,7 @@ class DiscardedContextEdit(Rule):
     name = "discarded-context-edit"
     summary = "a context edit is made on a copy nothing keeps, on a read-only view, or its result is written back"
     fix_availability = "sometimes"
-    options = OPTIONS
+    options = OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -135,9 +151,18 @@ async def f(agent, text):
             (copying, re.compile(rb"\.\s*(?:" + names + rb")" + edit)),
             (pushes, re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit)),
         )
-        return [("copy", *copying, *pushes), shapes]
+        reads, frames = pipecat.tokens(self.settings), pipecat.push_tokens()
+        names = ("copy", *copying, *pushes, *(w.decode() for w in (*reads[0], *frames[0])))
+        return [names, (*shapes, reads, frames)]  # the names first: a file with none is dismissed at once
 
     def check(self, file) -> Iterator[Finding]:
+        if framework_of(file) is pipecat:
+            module = pipecat.analyse(file)
+            for function in module.index.functions:
+                for node, message in discarded_edits(module, function):
+                    message += "; no fix: push an Append frame or edit the live context (`context.add_message`)"
+                    yield self.report(file, node, message, symbol=function.qualname)
+            return
         module = analyse(file)
         for function in module.index.functions:
             for node in module.calls(function):

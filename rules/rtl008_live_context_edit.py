@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from rtlint.core.astnodes import walk
 from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
@@ -120,7 +121,7 @@ async def save(params: FunctionCallParams):
             return
         module = pipecat.analyse(file)
         for function in module.index.functions:
-            if module.is_owner(function):
+            if module.is_owner(function) or not _may_edit(module, function):
                 continue
             flow = module.flow(function)
             for edit, alias in _edits(module, function, flow):
@@ -161,6 +162,30 @@ def _edits(module, function: Function, flow: AliasFlow) -> Iterator[tuple[ast.AS
                     yield node, name.id
 
 
+def _may_edit(module, function: Function) -> bool:
+    """An edit method called on a name, or a name's item assigned or deleted, or `name +=`: the
+    cheap test before the value flow."""
+    edits = False
+    for node in module.index.nodes(function.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in LIST_EDITS | CONTEXT_EDITS and isinstance(node.func.value, ast.Name):
+                edits = True
+                break
+        elif isinstance(node, (ast.Delete, ast.AugAssign)) or (
+            isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets)
+        ):
+            edits = True
+            break
+    if not edits:
+        return False
+    scope: Function | None = function  # and a live read in it or a function it is nested in
+    while scope is not None:
+        if any(module._lists(n) is not None for n in module.index.nodes(scope.node)):
+            return True
+        scope = scope.outer
+    return False
+
+
 def _is_context(flow: AliasFlow, name: ast.Name) -> bool:
     """The name holds a context built on a live list (`LLMContext(messages=alias)`), not the list."""
     return any(
@@ -169,26 +194,51 @@ def _is_context(flow: AliasFlow, name: ast.Name) -> bool:
 
 
 def _private_use(module, function: Function, flow: AliasFlow, edit: ast.AST, alias: str) -> ast.AST | None:
-    """The first use of the alias after the edit as a value of one's own: an argument of a call
-    that is neither a write-back nor a plain read, or a returned value."""
+    """A use of the alias, before or after the edit, as a value of one's own: inside an argument of
+    a call that is neither a write-back nor a plain read (a context built on it included: a side
+    inference), inside a returned or yielded value, or iterated by a `for` after the edit."""
     g, parents = module.graph(function), module.index.parents
     for node in module.index.nodes(function.node):
         if not (isinstance(node, ast.Name) and node.id == alias and isinstance(node.ctx, ast.Load)):
             continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.keyword):
-            parent = parents.get(id(parent))
-        used = isinstance(parent, ast.Return) or (
-            isinstance(parent, ast.Call) and parent.func is not node and _sink(module, parent)
-        )
-        if used and id(node) in g.point_of and g.precedes(edit, node):
-            return parent if isinstance(parent, ast.Call) else node
+        if any(n is node for n in walk(edit)):
+            continue
+        child, parent = node, parents.get(id(node))
+        while isinstance(parent, _CARRIERS) and not (isinstance(parent, ast.Attribute) and parent.value is child):
+            child, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.Call) and parent.func is not child and _sink(module, parent):
+            return parent
+        if isinstance(parent, (ast.Return, ast.Yield)) and parent.value is child:
+            return node
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is child and id(node) in g.point_of:
+            if g.precedes(edit, node):
+                return node
     return None
+
+
+# expressions a use of the alias travels up through to what receives it
+_CARRIERS = (
+    ast.keyword,
+    ast.Subscript,
+    ast.Slice,
+    ast.Dict,
+    ast.List,
+    ast.Tuple,
+    ast.Starred,
+    ast.JoinedStr,
+    ast.FormattedValue,
+    ast.comprehension,
+    ast.ListComp,
+    ast.GeneratorExp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.Await,
+)
 
 
 def _sink(module, call: ast.Call) -> bool:
     name = final_name(call.func)
-    if name in _READERS or name in DIRECT_WRITES or frame_of(call) or name in module.vocabulary.context_types:
+    if name in _READERS or name in DIRECT_WRITES or frame_of(call):
         return False
     return not (isinstance(call.func, ast.Attribute) and name in LIST_EDITS | CONTEXT_EDITS)
 
@@ -206,7 +256,7 @@ def _written_back(module, function: Function, alias: str) -> bool:
 
 def _binding(module, function: Function, flow: AliasFlow, alias: str) -> ast.AST | None:
     """The live list's expression where the alias (or the list a context shares) is bound, once."""
-    definitions = flow.by_name.get(alias, [])
+    definitions = [d for d in flow.by_name.get(alias, []) if d.kills]
     if len(definitions) != 1 or definitions[0].value is None:
         return None
     keys = [k for k in definitions[0].origins if k[0] == LIVE]
@@ -217,11 +267,11 @@ def _binding(module, function: Function, flow: AliasFlow, alias: str) -> ast.AST
 def _plan(module, binding: ast.AST | None) -> fx.Plan:
     if binding is None:
         return fx.no_fix("the alias is not bound once, in this function, to the live list")
-    parent = module.index.parents.get(id(binding))
-    if not (isinstance(parent, ast.Assign) and parent.value is binding and len(parent.targets) == 1):
-        return fx.no_fix("the live list is not bound by a plain assignment; copy it with list(...) where it is")
+    statement = module.index.statement_of(binding)
+    if not isinstance(statement, ast.Assign):
+        return fx.no_fix("the live list is not read in an assignment; copy it with list(...) where it is read")
     file = module.file
-    path, text = file.path_of(parent), f"list({file.segment(binding)})"
+    path, text = file.path_of(statement), f"list({file.segment(binding)})"
 
     def apply(editor) -> None:
         editor.replace_segments(editor.locate(path), [(binding, text)])

@@ -379,7 +379,29 @@ class AliasFlow(ValueFlow):
         self._lists, self._shared, self._copies, self._shares = lists, shared, copies, shares
         self.copy_of: dict[int, Copy] = {}
         self.live_nodes: dict[int, ast.AST] = {}
-        super().__init__(graph, function, lambda node: frozenset(), outer=outer)
+        rules = FlowRules(mutators=frozenset({"append", "extend", "insert"}))  # a list filled from a copy
+        super().__init__(graph, function, lambda node: frozenset(), rules, outer=outer)
+
+    def _collect(self) -> None:
+        """A loop's target holds an element of what it iterates: computed from it (a copy)."""
+        super()._collect()
+        for node in walk_function(self.function):
+            if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+                element = ast.copy_location(ast.Subscript(node.iter, ast.Constant(0), ast.Load()), node.iter)
+                for definition in self.by_name.get(node.target.id, ()):
+                    if definition.node is node.target:
+                        definition.value = element
+
+    def origins_of_name(self, name: str, use: ast.AST) -> frozenset:
+        """A live list stays the live list whatever is appended to it: what its bindings carry
+        decides, and the in-place changes count only for a name bound to no live list."""
+        if name not in self.by_name and self.outer is not None and "." not in name:
+            return self.outer.origins_anywhere(name)
+        definitions = self.reaching(name, use)
+        bound = _union(d.origins for d in definitions if d.kills)
+        if any(k[0] == LIVE for k in bound):
+            return bound
+        return _union(d.origins for d in definitions)
 
     def live(self, node: ast.AST | None) -> bool:
         """The value is (on some path) a live list, and on none a copy."""
@@ -411,6 +433,9 @@ class AliasFlow(ValueFlow):
             inner = _union(self.origins(e) for e in node.elts)
             exact = len(node.elts) == 1 and isinstance(node.elts[0], ast.Starred)
             return self._copy(node, inner, exact) if inner else inner
+        if isinstance(node, ast.Dict):  # a message built from one of a copy's
+            inner = _union(self.origins(v) for v in [*node.keys, *node.values] if v is not None)
+            return self._copy(node, inner, False) if inner else inner
         if isinstance(node, ast.BinOp) or isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
             inner = super().origins(node)
             return self._copy(node, inner, False) if inner else inner
@@ -435,8 +460,8 @@ class AliasFlow(ValueFlow):
     def _copy(self, node: ast.AST, inner: frozenset, exact: bool) -> frozenset:
         reads: list[ast.AST] = []
         for kind, key in sorted(inner, key=str):
-            if kind == LIVE:
-                reads.append(node)
+            if kind == LIVE:  # read where the live list is
+                reads.append(self.live_nodes.get(key, node))
             else:
                 source = self.copy_of[key]
                 reads.extend(source.reads)

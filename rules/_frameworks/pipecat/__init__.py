@@ -91,22 +91,35 @@ def _imports(file: FileContext) -> set[str]:
     return {"pipecat" if n.startswith("pipecat") else n for n in found} & {"pipecat", "livekit"}
 
 
-def tokens(settings) -> tuple:
-    """An alternative of the application rules' pre-filter: `pipecat` and a word of what
-    they report (a write, a frame, a read of the messages)."""
+def _words(words: tuple[bytes, ...]) -> tuple:
+    """A pre-filter alternative: one of `words` (each match holds its hint, as the engine asks).
+    That the file imports from pipecat is asked after the parse (`owns`)."""
     import re
 
-    words = (b"get_messages", b".messages", b"set_messages", b"transform_messages", UPDATE.encode())
-    words += tuple(n.encode() for n in settings.get("pipecat.live-calls", ("get_current_context",)))
-    pattern = re.compile(b"|".join(re.escape(w) for w in words))
-    return (("pipecat",), pattern)
+    return (words, re.compile(b"|".join(re.escape(w) for w in words)))
+
+
+def tokens(settings) -> tuple:
+    """RTL008's alternative: a read of a context's live list (`get_messages`, a live call,
+    `<context name or aggregator>.messages`; `.messages` of a context under another name needs
+    the name in `context-names`)."""
+    import re
+
+    vocabulary = Vocabulary.from_settings(settings)
+    calls = [b"get_messages", *(n.encode() for n in sorted(vocabulary.live_calls))]
+    names = b"|".join(re.escape(n.encode()) for n in sorted(vocabulary.context_names))
+    pattern = b"|".join(re.escape(w) for w in calls) + rb"|(?:\b(?:" + names + rb")|[Aa]ggregator)\s*\.\s*messages\b"
+    return ((b"messages", *calls[1:]), re.compile(pattern))
+
+
+def write_tokens() -> tuple:
+    """RTL005's alternative: a write of the context (direct, or an Update or Transform frame)."""
+    return _words((b"set_messages", b"transform_messages", UPDATE.encode(), TRANSFORM.encode()))
 
 
 def push_tokens() -> tuple:
-    """RTL006's alternative: `pipecat` and a push or queue of a frame called as a method."""
-    import re
-
-    return (("pipecat",), re.compile(rb"\.\s*(?:push_frame|queue_frames?)\b"))
+    """RTL006's alternative: a context frame named in the file (pushed or queued, or bound to a name)."""
+    return _words(tuple(sorted(f.encode() for f in CONTEXT_FRAMES)))
 
 
 @dataclass(frozen=True)
@@ -204,7 +217,10 @@ class Module:
         if isinstance(node, ast.Name):
             for argument in parameters(function.node):
                 if argument.arg == node.id:
-                    annotated = any(n in vocabulary.context_types for n in annotation_names(argument.annotation))
+                    names = list(annotation_names(argument.annotation))
+                    annotated = any(n in vocabulary.context_types for n in names) or any(
+                        n.endswith(t) for n in names for t in vocabulary.owner_types
+                    )  # an aggregator's `.messages` is its context's list
                     return annotated or node.id in vocabulary.context_names
             return node.id in vocabulary.context_names and not self._built_here(node.id, function)
         return False
@@ -302,4 +318,5 @@ __all__ = [
     "owns",
     "push_tokens",
     "tokens",
+    "write_tokens",
 ]

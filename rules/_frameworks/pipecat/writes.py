@@ -39,9 +39,22 @@ class StaleWrite:
     plan: fx.Plan
 
 
+def _writes(module: Module, function: Function) -> list[ast.Call]:
+    """The function's writes (Update and Transform frames, `set_messages`, `transform_messages`)."""
+    return [
+        call
+        for call in module.calls(function)
+        if frame_of(call) in (UPDATE, TRANSFORM)
+        or (isinstance(call.func, ast.Attribute) and call.func.attr in DIRECT_WRITES and call.args)
+    ]
+
+
 def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
+    writes = _writes(module, function)
+    if not writes:
+        return  # no value flow for a function that writes nothing (most of them)
     flow = module.flow(function)
-    for call in module.calls(function):
+    for call in writes:
         frame = frame_of(call)
         if frame in (UPDATE, TRANSFORM):
             written = _written(call, frame)
@@ -111,11 +124,12 @@ def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:
         return fx.no_fix("the transform ignores its argument; make it compute from the messages it is given")
     keyword = next((k for k in call.keywords if k.arg == "messages"), None)
     value = written
-    pure = _pure_function(flow, written)
+    computed = _bound_value(flow, written)
+    pure = _pure_function(flow, computed)
     if pure is not None:
         source = pure
-        parameter = fresh("messages", names_in(written))
-        body = _replaced(module.file, written, [(source, parameter)])
+        parameter = fresh("messages", names_in(computed))
+        body = _replaced(module.file, computed, [(source, parameter)])
         new = f"{'transform=' if keyword is not None else ''}lambda {parameter}: {body}"
         return _frame_edit(module, call, TRANSFORM, keyword or value, new)
     added = _added(module, flow, written)
@@ -126,6 +140,17 @@ def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:
         "the messages are not a comprehension, map or filter of the context's list, nor the list plus new "
         "messages; build them in an LLMMessagesTransformFrame's function from the list it is given"
     )
+
+
+def _bound_value(flow: AliasFlow, value: ast.expr) -> ast.expr:
+    """What a name holds where it is used, when one plain binding reaches it (`kept = [...]`,
+    then `messages=kept`): the frame's function computes that instead."""
+    if isinstance(value, ast.Name):
+        reaching = flow.reaching(value.id, value)
+        if len(reaching) == 1 and reaching[0].kills and isinstance(reaching[0].value, ast.expr):
+            if len(flow.by_name.get(value.id, ())) == 1:
+                return reaching[0].value
+    return value
 
 
 def _pure_function(flow: AliasFlow, value: ast.expr) -> ast.expr | None:
@@ -171,7 +196,7 @@ def _added(module: Module, flow: AliasFlow, value: ast.expr) -> str | None:
     from the context: the text of the list it adds."""
     segment = module.file.segment
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and _is_exact(flow, value.left):
-        if not _carries(flow, value.right) and isinstance(value.right, (ast.List, ast.Name, ast.Attribute)):
+        if isinstance(value.right, ast.List) or not _carries(flow, value.right):  # new messages
             return segment(value.right)
     if isinstance(value, ast.List) and value.elts and isinstance(value.elts[0], ast.Starred):
         rest = value.elts[1:]
@@ -236,6 +261,13 @@ def _offset(file, line: int, column: int) -> int:
 def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
     file = module.file
     receiver = call.func.value
+    extra: list[str] = []
+    if call.func.attr == "set_messages" and isinstance(written, ast.BinOp) and isinstance(written.op, ast.Add):
+        right = written.right
+        if isinstance(written.left, ast.Name) and isinstance(right, ast.List) and right.elts:  # copy + [new]
+            extra = [file.segment(e) for e in right.elts]
+            written = written.left
+            copy = next(iter(flow.copies_in(written)), copy)
     if call.func.attr != "set_messages" or not isinstance(written, ast.Name):
         return fx.no_fix("only a `set_messages` of a named copy can be replayed on the live list")
     if not copy.exact:
@@ -264,7 +296,7 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         if not g.dominates(node, call) or g.precedes(node, node):
             return fx.no_fix(f"the edit at line {line} does not run once on every path to the write")
         items.append((node, statement, method == "extend"))
-    if not items:
+    if not items and not extra:
         return fx.no_fix(
             f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
         )
@@ -288,6 +320,7 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
 
             steps.append(bind)
         parts.append(f"*{name}" if spread else name)
+    parts += extra
     current = fresh("current", taken)
     new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [*{current}, {', '.join(parts)}])"
     write_path = file.path_of(module.index.statement_of(call))
