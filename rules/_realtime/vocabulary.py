@@ -110,6 +110,12 @@ def required_tokens(settings: Settings) -> list[tuple[Any, ...]]:
     method's name (a cheap substring test) right after a `.` (blanks, line continuations and
     comments may come between), which leaves out the files that only define the method."""
     methods = tuple(settings.get("push-methods", ("update_chat_ctx",)))
+    return [methods, (method_call(methods),)]
+
+
+def method_call(methods) -> re.Pattern[bytes]:
+    """`.` then one of `methods` as a word, with blanks, line continuations and comments
+    between. A comment runs to its line's end (the lookahead), so the repetition splits a run
+    of `#` one way only: no backtracking blow-up on a line of many `#`."""
     names = b"|".join(re.escape(m.encode()) for m in methods)
-    called = re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b")
-    return [methods, (called,)]
+    return re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*(?=[\r\n]))*(?:" + names + rb")\b")

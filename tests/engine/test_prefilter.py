@@ -73,3 +73,28 @@ def test_a_file_is_read_whole_and_the_limit_still_holds(tmp_path: Path, monkeypa
     monkeypatch.setattr(runner, "MAX_SOURCE", 100)
     with pytest.raises(OSError, match="too large"):
         runner.read_source(path)
+
+
+def test_the_push_call_pattern_is_linear_on_runs_of_comment_marks() -> None:
+    """A `.` before a line of many `#` once made the pre-filter's pattern backtrack
+    exponentially (the comment alternative split a run of `#` every way): the stdlib's
+    datetime.py never finished. A hang becomes a failure here (SIGALRM)."""
+    import signal
+
+    from rules._realtime.vocabulary import method_call
+
+    pattern = method_call(("update_chat_ctx", "_update_session"))
+    raw = b"x = a." + b"#" * 60 + b"\nb = 1\n" + b"self.  # why\n    update_chat_ctx(ctx)\n"
+
+    def hung(*_):
+        raise TimeoutError("the pre-filter pattern backtracks")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        assert pattern.search(b"x = a." + b"#" * 60 + b"\n") is None
+        found = pattern.search(raw)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert found is not None and found.group().endswith(b"update_chat_ctx")

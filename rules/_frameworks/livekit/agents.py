@@ -13,7 +13,6 @@ by the hook table): a copy taken before the function started. A *write-back* is 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,7 +24,7 @@ from ..._analysis.index import Function, Index, annotation_names, dotted, final_
 from ..._analysis.members import Attribute, Stale, attribute
 from ..._analysis.types import Types, accepts_one_argument, types
 from ..._analysis.values import FlowRules, ValueFlow
-from ..._realtime.vocabulary import PUSH_METHODS
+from ..._realtime.vocabulary import PUSH_METHODS, method_call
 from ..._realtime.vocabulary import required_tokens as push_tokens
 
 if TYPE_CHECKING:
@@ -201,8 +200,7 @@ def session_update_tokens(settings) -> tuple:
     """RTL005's pre-filter alternative for a push by `_update_session(chat_ctx=...)`: a
     session-update method's name (a substring) called as a method."""
     methods = tuple(settings.get("session-update-methods", ("_update_session",)))
-    names = b"|".join(re.escape(m.encode()) for m in methods)
-    return (tuple(m.encode() for m in methods), re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:" + names + rb")\b"))
+    return (tuple(m.encode() for m in methods), method_call(methods))
 
 
 # -- the analysis of one file -------------------------------------------------------------
