@@ -347,25 +347,23 @@ async def greet(worker, context):
             return None
         if not flow.origins(pushed):
             return self._check_stored(module, function, call, session, pushed, into_session=True)
-        for key in keys:
-            snapshot = module.snapshots[key]
-            awaits = module.awaits_before(function, snapshot, call)
-            if not awaits:
-                continue
-            file = module.file
-            target = f"{file.segment(session)}.{call.func.attr}"
-            if len(keys) > 1:
-                plan = fx.no_fix("the pushed context comes from more than one snapshot")
-            else:
-                plan = _session_plan(module, function, call, session, pushed, snapshot, key)
-            message = (
-                f"{target} pushes {snapshot.describe()} into the realtime session `{file.segment(session)}`, and "
-                f"{_describe_await(awaits[0], call)} can run in between: what the framework commits to the "
-                f"context meanwhile (the user's turn, a tool output, an interrupted reply) is missing from that "
-                f"session's conversation"
-            )
-            return self.report(file, call, message, plan=plan, symbol=function.qualname)
-        return None
+        stale = _first_stale(module, function, call, keys)
+        if stale is None:
+            return None
+        key, snapshot, awaits = stale
+        file = module.file
+        target = f"{file.segment(session)}.{call.func.attr}"
+        if len(keys) > 1:
+            plan = fx.no_fix("the pushed context comes from more than one snapshot")
+        else:
+            plan = _session_plan(module, function, call, session, pushed, snapshot, key)
+        message = (
+            f"{target} pushes {snapshot.describe()} into the realtime session `{file.segment(session)}`, and "
+            f"{_describe_await(awaits[0], call)} can run in between: what the framework commits to the "
+            f"context meanwhile (the user's turn, a tool output, an interrupted reply) is missing from that "
+            f"session's conversation"
+        )
+        return self.report(file, call, message, plan=plan, symbol=function.qualname)
 
     def _check_write_back(self, module: AppModule, function: Function, call, receiver, pushed) -> Finding | None:
         flow = module.snapshot_flow(function)
@@ -374,25 +372,23 @@ async def greet(worker, context):
             return None
         if not keys:
             return self._check_stored(module, function, call, receiver, pushed, into_session=False)
-        for key in keys:
-            snapshot = module.snapshots[key]
-            awaits = module.awaits_before(function, snapshot, call)
-            if not awaits:
-                continue
-            file = module.file
-            target = f"{file.segment(receiver)}.{call.func.attr}"
-            plan = (
-                _plan(module, function, call, receiver, snapshot, key)
-                if len(keys) == 1
-                else fx.no_fix("the written-back context comes from more than one snapshot")
-            )
-            message = (
-                f"{target} writes back {snapshot.describe()}, and {_describe_await(awaits[0], call)} can run "
-                f"in between: what the framework commits to the context meanwhile (the user's turn, a tool "
-                f"output, a reply) is lost, and deleted server-side on a realtime model"
-            )
-            return self.report(file, call, message, plan=plan, symbol=function.qualname)
-        return None
+        stale = _first_stale(module, function, call, keys)
+        if stale is None:
+            return None
+        key, snapshot, awaits = stale
+        file = module.file
+        target = f"{file.segment(receiver)}.{call.func.attr}"
+        plan = (
+            _plan(module, function, call, receiver, snapshot, key)
+            if len(keys) == 1
+            else fx.no_fix("the written-back context comes from more than one snapshot")
+        )
+        message = (
+            f"{target} writes back {snapshot.describe()}, and {_describe_await(awaits[0], call)} can run "
+            f"in between: what the framework commits to the context meanwhile (the user's turn, a tool "
+            f"output, a reply) is lost, and deleted server-side on a realtime model"
+        )
+        return self.report(file, call, message, plan=plan, symbol=function.qualname)
 
     def _check_pipecat(self, file) -> Iterator[Finding]:
         module = pipecat.analyse(file)
@@ -419,6 +415,17 @@ def either_framework(settings) -> list[tuple]:
     (see rules._frameworks)."""
     methods, (called,) = push_tokens(settings)
     return [((methods, called), session_update_tokens(settings), pipecat.write_tokens())]
+
+
+def _first_stale(module: AppModule, function: Function, call, keys):
+    """The first snapshot of `keys` that an await can separate from `call`: (its key, the
+    snapshot, the awaits), or None."""
+    for key in keys:
+        snapshot = module.snapshots[key]
+        awaits = module.awaits_before(function, snapshot, call)
+        if awaits:
+            return key, snapshot, awaits
+    return None
 
 
 def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:
