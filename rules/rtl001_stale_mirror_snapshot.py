@@ -14,7 +14,15 @@ from . import _lockfix
 from ._analysis.cfg import Graph, Point, graph
 from ._analysis.index import Function, dotted, walk_function
 from ._analysis.paths import StatementPath, block_run, region
-from ._realtime import OPTIONS, Module, StaleSnapshot, analyse, push_lock, required_tokens, stale_snapshots
+from ._frameworks.livekit.realtime import (
+    OPTIONS,
+    Module,
+    StaleSnapshot,
+    analyse,
+    push_lock,
+    required_tokens,
+    stale_snapshots,
+)
 
 _NO_REGION = "no block of statements holds the snapshot and the push on every path between them"
 

@@ -27,8 +27,8 @@ from ._analysis.index import TryNode, dotted, index
 from ._analysis.loops import assignments_reaching, names_bound_between
 from ._analysis.paths import region, statement_at
 from ._edits import removal_code
-from ._realtime import OPTIONS, Push, analyse, flow, required_tokens
-from ._realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
+from ._frameworks.livekit.realtime import OPTIONS, Push, analyse, flow, required_tokens
+from ._frameworks.livekit.realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
     from rtlint.fix.editor import Editor

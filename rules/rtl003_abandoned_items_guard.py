@@ -27,8 +27,8 @@ from ._analysis.flags import (
 from ._analysis.index import Function, index
 from ._analysis.loops import AbandoningLoop, abandoning_loops, runs_before
 from ._edits import squash, widen_guard
-from ._realtime import OPTIONS, Push, analyse, required_tokens
-from ._realtime.contexts import pushed_source
+from ._frameworks.livekit.realtime import OPTIONS, Push, analyse, required_tokens
+from ._frameworks.livekit.realtime.contexts import pushed_source
 
 if TYPE_CHECKING:
     from rtlint.fix.editor import Editor

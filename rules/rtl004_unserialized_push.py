@@ -9,7 +9,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _lockfix
-from ._realtime import OPTIONS, analyse, required_tokens, unserialized_pushes
+from ._frameworks.livekit.realtime import OPTIONS, analyse, required_tokens, unserialized_pushes
 
 
 class UnserializedPush(Rule):

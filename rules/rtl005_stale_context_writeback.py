@@ -437,16 +437,16 @@ def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:
 
 def _reported_pushes(file) -> set[int]:
     """The pushes RTL001 or RTL004 report (or report the snapshot of)."""
-    from ._realtime import analyse as realtime_analysis
-    from ._realtime import reported_pushes
+    from ._frameworks.livekit.realtime import analyse as realtime_analysis
+    from ._frameworks.livekit.realtime import reported_pushes
 
     return reported_pushes(realtime_analysis(file))
 
 
 def _mirror_origins(file, function: Function, pushed) -> bool:
     """Whether the pushed value also carries a snapshot of a session's mirror."""
-    from ._realtime import analyse as realtime_analysis
-    from ._realtime import flow
+    from ._frameworks.livekit.realtime import analyse as realtime_analysis
+    from ._frameworks.livekit.realtime import flow
 
     return bool(flow(realtime_analysis(file), function).origins(pushed))
 
@@ -454,7 +454,7 @@ def _mirror_origins(file, function: Function, pushed) -> bool:
 def _realtime_pushes(file) -> set[int]:
     """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
     the realtime rules compute the same analysis of the file)."""
-    from ._realtime import analyse as realtime_analysis
+    from ._frameworks.livekit.realtime import analyse as realtime_analysis
 
     return {id(push.call) for push in realtime_analysis(file).pushes}
 

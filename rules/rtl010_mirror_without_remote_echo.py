@@ -11,7 +11,7 @@ from rtlint.core.rule import Invalid, Rule
 from rtlint.core.settings import Option
 
 from ._analysis.index import Function, FunctionNode, Index, index, subtree
-from ._realtime.provider import (
+from ._frameworks.livekit.realtime.provider import (
     DELETE_WORDS,
     MIRROR_INSERT,
     ProviderSession,
@@ -24,7 +24,7 @@ from ._realtime.provider import (
     required_tokens,
     runs_unseen_code,
 )
-from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
+from ._frameworks.livekit.realtime.provider import OPTIONS as PROVIDER_OPTIONS
 
 OPTIONS = (
     *PROVIDER_OPTIONS,

@@ -18,7 +18,7 @@ from ._analysis.index import Function, Index, final_name, index
 from ._analysis.locks import lock_model
 from ._analysis.values import FlowRules, ValueFlow
 from ._edits import drop_keyword
-from ._realtime.provider import (
+from ._frameworks.livekit.realtime.provider import (
     MIRROR_INSERT,
     ProviderSession,
     Span,
@@ -30,8 +30,8 @@ from ._realtime.provider import (
     self_attribute,
     words,
 )
-from ._realtime.provider import OPTIONS as PROVIDER_OPTIONS
-from ._realtime.vocabulary import CONTEXT_FLOW
+from ._frameworks.livekit.realtime.provider import OPTIONS as PROVIDER_OPTIONS
+from ._frameworks.livekit.realtime.vocabulary import CONTEXT_FLOW
 
 OPTIONS = (
     *PROVIDER_OPTIONS,

@@ -3,7 +3,7 @@ answers the rules' questions in that framework's words, and a rule asks `framewo
 which one a file speaks before asking anything else. The two never mix in one finding.
 
 - `livekit`: LiveKit Agents (agents, tasks and sessions, their `chat_ctx`, snapshots by
-  `.copy()`, write-backs by `update_chat_ctx`); `rules/_realtime` is LiveKit's realtime side
+  `.copy()`, write-backs by `update_chat_ctx`); `livekit.realtime` is LiveKit's realtime side
   (sessions, mirrors, the push lock) for RTL001-RTL004 and RTL010-RTL011.
 - `pipecat`: Pipecat (an `LLMContext`'s live message list, its copies, direct writes and
   context frames, pushes and queues of frames, its spawners).

@@ -1,4 +1,4 @@
-"""rules/_realtime/contexts: what a push sends, the items added to it, commits to a local context."""
+"""rules/_frameworks/livekit/realtime/contexts: what a push sends, the items added to it, commits to a local context."""
 
 from __future__ import annotations
 
@@ -7,8 +7,14 @@ import textwrap
 
 from rtlint.core.context import FileContext
 from rtlint.core.settings import Settings
-from rtlint.rules._realtime import OPTIONS, analyse
-from rtlint.rules._realtime.contexts import commit_call, committed_before, pushed_contexts, pushed_items, pushed_source
+from rtlint.rules._frameworks.livekit.realtime import OPTIONS, analyse
+from rtlint.rules._frameworks.livekit.realtime.contexts import (
+    commit_call,
+    committed_before,
+    pushed_contexts,
+    pushed_items,
+    pushed_source,
+)
 
 
 def load(source: str) -> FileContext:

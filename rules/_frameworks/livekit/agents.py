@@ -24,8 +24,8 @@ from ..._analysis.index import Function, Index, annotation_names, dotted, final_
 from ..._analysis.members import Attribute, Stale, attribute
 from ..._analysis.types import Types, accepts_one_argument, types
 from ..._analysis.values import FlowRules, ValueFlow
-from ..._realtime.vocabulary import PUSH_METHODS, method_call
-from ..._realtime.vocabulary import required_tokens as push_tokens
+from .realtime.vocabulary import PUSH_METHODS, method_call
+from .realtime.vocabulary import required_tokens as push_tokens
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
@@ -457,7 +457,7 @@ class AppModule:
         """(call, session, pushed context) of every push on a realtime session (the realtime
         vocabulary's sessions: names, annotations, `.session()` assignments, aliases):
         `update_chat_ctx(ctx)` and `_update_session(chat_ctx=ctx)`."""
-        from ..._realtime.sessions import analyse as realtime
+        from .realtime.sessions import analyse as realtime
 
         vocabulary, sessions = self.vocabulary, None
         for node in self.calls(function):

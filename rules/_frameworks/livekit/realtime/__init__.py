@@ -13,7 +13,7 @@ and the push lock (design.md's terms), built from the rule options.
 
 from __future__ import annotations
 
-from .._analysis.index import Function, FunctionNode, dotted, final_name, walk_function
+from ...._analysis.index import Function, FunctionNode, dotted, final_name, walk_function
 from .pushlock import (
     StaleSnapshot,
     flow,

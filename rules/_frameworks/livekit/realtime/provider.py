@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from rtlint.core.astnodes import children, walk
 from rtlint.core.settings import Option
 
-from .._analysis.index import ClassInfo, Function, FunctionNode, Index, annotation_names, final_name, index
-from .._analysis.locks import MethodFacts, lock_model
+from ...._analysis.index import ClassInfo, Function, FunctionNode, Index, annotation_names, final_name, index
+from ...._analysis.locks import MethodFacts, lock_model
 from .vocabulary import OPTIONS as _VOCABULARY
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:
 
 
 def provider_sessions(file: FileContext) -> list[ProviderSession]:
-    return file.memo("rules._realtime.provider", lambda: _sessions(file))
+    return file.memo("livekit.realtime.provider", lambda: _sessions(file))
 
 
 def _sessions(file: FileContext) -> list[ProviderSession]:

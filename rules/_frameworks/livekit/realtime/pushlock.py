@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from rtlint.core.astnodes import walk
 
-from .._analysis.cfg import graph
-from .._analysis.index import ClassInfo, Function, FunctionNode
-from .._analysis.locks import Region
-from .._analysis.values import ValueFlow
+from ...._analysis.cfg import graph
+from ...._analysis.index import ClassInfo, Function, FunctionNode
+from ...._analysis.locks import Region
+from ...._analysis.values import ValueFlow
 from .sessions import Module, Push, Snapshot
 from .vocabulary import CONTEXT_FLOW
 
@@ -36,18 +36,18 @@ def flow(module: Module, function: Function) -> ValueFlow:
             outer,
         )
 
-    return module.file.memo(("rules._realtime.flow", id(function.node)), compute)
+    return module.file.memo(("livekit.realtime.flow", id(function.node)), compute)
 
 
 def push_lock(module: Module, info: ClassInfo | None) -> str | None:
     if info is None:
         return None
-    return module.file.memo(("rules._realtime.push_lock", id(info.node)), lambda: _decide(module, info))
+    return module.file.memo(("livekit.realtime.push_lock", id(info.node)), lambda: _decide(module, info))
 
 
 def _decide(module: Module, info: ClassInfo) -> str | None:
     snapshot_statements = module.file.memo(
-        ("rules._realtime.snapshot_statements", None), lambda: {id(s.stmt) for s in module.snapshots}
+        ("livekit.realtime.snapshot_statements", None), lambda: {id(s.stmt) for s in module.snapshots}
     )
     counts: dict[str, int] = {}
     for push in module.pushes_of_class(info.node):
@@ -96,7 +96,7 @@ def serialized(module: Module, a: ast.AST, b: ast.AST, function: Function) -> bo
 
 def pushing_methods(module: Module, info: ClassInfo) -> set[str]:
     """Methods of the class that push a session, themselves or in a nested function."""
-    pushing = module.file.memo(("rules._realtime.pushing", None), lambda: {id(p.function.node) for p in module.pushes})
+    pushing = module.file.memo(("livekit.realtime.pushing", None), lambda: {id(p.function.node) for p in module.pushes})
     return {
         name
         for name, method in info.methods.items()
@@ -108,7 +108,7 @@ def pushing_methods(module: Module, info: ClassInfo) -> set[str]:
 def lock_takers(module: Module, info: ClassInfo, lock: str) -> set[str]:
     """Methods that take `self.<lock>`, counting the ones that push: one `--fix` puts every
     push of the class under the lock, so they will take it too."""
-    key = ("rules._realtime.takers", id(info.node), lock)
+    key = ("livekit.realtime.takers", id(info.node), lock)
     return module.file.memo(key, lambda: module.locks.methods_taking(info, lock, pushing_methods(module, info)))
 
 
@@ -132,7 +132,7 @@ def stale_snapshots(module: Module) -> list[StaleSnapshot]:
                 found.append(StaleSnapshot(snapshot, unserialized[0], unserialized))
         return found
 
-    return module.file.memo("rules._realtime.stale", compute)
+    return module.file.memo("livekit.realtime.stale", compute)
 
 
 def unserialized_pushes(module: Module) -> list[Push]:
@@ -153,7 +153,7 @@ def unserialized_pushes(module: Module) -> list[Push]:
             ]
         return found
 
-    return module.file.memo("rules._realtime.unserialized", compute)
+    return module.file.memo("livekit.realtime.unserialized", compute)
 
 
 def reported_pushes(module: Module) -> set[int]:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from rtlint.core.astnodes import walk
 
-from .._analysis.index import dotted, final_name, index, walk_function
-from .._analysis.loops import runs_before
+from ...._analysis.index import dotted, final_name, index, walk_function
+from ...._analysis.loops import runs_before
 
 ADDERS = {"insert", "_upsert_item"}  # ctx.<adder>(item) / ctx.items.append(item)
 COMMITS = {"_upsert_item", "insert", "append", "extend", "add_message"}

@@ -14,8 +14,8 @@ from typing import Any
 
 from rtlint.core.settings import Option, Settings
 
-from .._analysis.index import annotation_names, final_name
-from .._analysis.values import FlowRules
+from ...._analysis.index import annotation_names, final_name
+from ...._analysis.values import FlowRules
 
 # LiveKit's push methods: one option for the realtime rules and the application rules
 PUSH_METHODS = Option("push-methods", ["update_chat_ctx"], "session methods that push a context (awaited)")

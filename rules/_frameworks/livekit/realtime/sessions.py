@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._analysis.index import ClassInfo, Function, Index, awaited_calls, final_name, index, parameters
-from .._analysis.locks import LockModel, lock_model
-from .._analysis.paths import StatementPath
-from .._analysis.values import bound_names, local_names
+from ...._analysis.index import ClassInfo, Function, Index, awaited_calls, final_name, index, parameters
+from ...._analysis.locks import LockModel, lock_model
+from ...._analysis.paths import StatementPath
+from ...._analysis.values import bound_names, local_names
 from .vocabulary import Vocabulary, is_session_call
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class Module:
                 found.setdefault(id(item.function.node), []).append(item)
             return found
 
-        return self.file.memo(("rules._realtime.grouped", kind), group)
+        return self.file.memo(("livekit.realtime.grouped", kind), group)
 
     @property
     def session_names(self) -> set[str]:
@@ -208,4 +208,4 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
 
 
 def analyse(file: FileContext) -> Module:
-    return file.memo("rules._realtime.module", lambda: Module(file))
+    return file.memo("livekit.realtime.module", lambda: Module(file))
