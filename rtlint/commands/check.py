@@ -141,8 +141,8 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
         paths = [str(source.path)]
 
     def prepare(config: Config) -> None:  # the command line applies to every configuration found
-        if args.cache_dir is not None:
-            config.cache_dir = args.cache_dir.resolve()
+        if args.cache_dir is not None:  # replaces the configuration's, refused or not
+            config.cache_dir, config.cache_dir_refused = args.cache_dir.resolve(), None
         if args.force_exclude:
             config.force_exclude = True
         config.rule_classes = config.enabled_rules(args.select, args.ignore)
