@@ -211,7 +211,7 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
         print(f"rtlint: error: {escape.text(error)}", file=stderr)
         ran.exit_code = EXIT_ERROR
     _note_empty_folders(plan.paths, found.targets, ran)
-    explicit = {Path(p).absolute() for p in plan.paths if not Path(p).is_dir()}
+    explicit = {Path(p).absolute() for p in plan.paths if not os.path.isdir(p)}  # (a name too long: not a folder)
     groups: dict[int, tuple[Config, list]] = {}
     for target in found.targets:
         groups.setdefault(id(target.config), (target.config, []))[1].append(target)
@@ -273,7 +273,7 @@ def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
     roots = {target.root for target in targets}
     for given in paths:
         path = Path(given)
-        if path.is_dir() and path.resolve() not in roots:
+        if os.path.isdir(path) and path.resolve() not in roots:
             ran.notes.append(
                 f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)"
             )
