@@ -62,6 +62,7 @@ _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _ENDING = re.compile(r"\r\n|\r|\n")
 _BLANKS = " \t"
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")
+_NEAR = 3  # Editor.edits: regions at most this many lines apart are diffed together
 
 
 def _leading(line: str) -> str:
@@ -431,10 +432,13 @@ class Editor(EditLog):
             old = "".join(self.lines[a:b])
             if new != old:
                 changed.append([a, b, fit(new, old) if fit is not None else new])
-        windows: list[list] = []  # touching regions are diffed as one, as diff_edits merges them
+        # regions that touch, or are a few lines apart, are diffed as one (with the lines
+        # between them): a statement moved past its neighbour is then said the way a diff
+        # of the whole file says it
+        windows: list[list] = []
         for a, b, new in changed:
-            if windows and windows[-1][1] == a:
-                windows[-1][1:] = [b, windows[-1][2] + new]
+            if windows and a - windows[-1][1] <= _NEAR:
+                windows[-1][1:] = [b, windows[-1][2] + "".join(self.lines[windows[-1][1] : a]) + new]
             else:
                 windows.append([a, b, new])
         last = len(self.lines)
