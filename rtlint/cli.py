@@ -75,6 +75,20 @@ def main(
         return EXIT_ERROR
 
 
+def _cache_folder(path: str, explicit: str | None) -> str | None:
+    """The cache folder the check of `path` will use, by the one resolver of configurations
+    (`extend` followed, a refused `cache-dir` an error): None when it is in error (the
+    check reports it, and nothing is cached)."""
+    from pathlib import Path
+
+    from rtlint.engine import config
+
+    try:
+        return str(config.Finder(Path(explicit) if explicit else None).for_path(Path(path)).cache_folder)
+    except Exception:  # ConfigError, a registry error, an unreadable file: left to the check
+        return None
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM: unwinds like Ctrl-C, exits 143."""
 
@@ -95,7 +109,7 @@ def _check_cached(args: list[str], stdout: TextIO, stderr: TextIO, stdin: Binary
     """`_check`, replayed from the whole-run cache when none of its inputs changed."""
     from rtlint.cache import runcache
 
-    run = runcache.Run(args, stdout.isatty())
+    run = runcache.Run(args, stdout.isatty(), _cache_folder)
     replayed = run.replay()
     if replayed is not None:
         out, err, code = replayed

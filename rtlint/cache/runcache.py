@@ -77,19 +77,25 @@ def _parse(argv: list[str]) -> tuple[list[str], dict[str, str]] | None:
     return paths or ["."], values
 
 
+_RESOLVE = ""  # _config_dir: only the configuration itself can say where its cache is
+
+
 def _config_dir(start: str) -> str | None:
-    """The folder of the nearest pyproject.toml with a [tool.rtlint] table (by its bytes)."""
+    """The folder of the nearest pyproject.toml with a [tool.rtlint] table (by its bytes),
+    or _RESOLVE when the nearest configuration may say otherwise (a `cache-dir`, an
+    `extend` that may give one, a .rtlint.toml): then the configuration's own resolver
+    (rtlint.engine.config.Finder, handed in by the caller) says where the cache is."""
     directory = os.path.abspath(start)
     if not os.path.isdir(directory):
         directory = os.path.dirname(directory)
     while True:
         if os.path.isfile(os.path.join(directory, ".rtlint.toml")):
-            return None  # left to the normal path (which knows its cache-dir)
+            return _RESOLVE
         candidate = os.path.join(directory, "pyproject.toml")
         try:
             data = reading.read_file(candidate, reading.MAX_TOML)[0]  # never a FIFO or /dev/zero
             if b"[tool.rtlint" in data:
-                return None if b"cache-dir" in data else directory  # a configured cache: leave it
+                return _RESOLVE if b"cache-dir" in data or b"extend" in data else directory
         except OSError:
             pass
         parent = os.path.dirname(directory)
@@ -134,7 +140,11 @@ def _rules_folders() -> list[str]:
 class Run:
     """One cacheable run: where its manifest is, and how to check and write it."""
 
-    def __init__(self, argv: list[str], interactive: bool) -> None:
+    def __init__(self, argv: list[str], interactive: bool, resolve=None) -> None:
+        """`resolve(path, config)` is the cache folder the configuration of `path` (or the
+        file given by --config, or None) names, or None when it is in error: what the check
+        itself will use. Without it, a run whose cache only the configuration can place is
+        not cached."""
         self.path: str | None = None
         parsed = _parse(argv)
         if parsed is None or os.environ.get("RTLINT_NO_RUN_CACHE"):
@@ -143,12 +153,16 @@ class Run:
         if "--cache-dir" in values:
             folder = os.path.abspath(values["--cache-dir"])
         else:
-            base = (
-                os.path.dirname(os.path.abspath(values["--config"])) if "--config" in values else _config_dir(paths[0])
-            )
-            if base is None:
+            base = _RESOLVE if "--config" in values else _config_dir(paths[0])
+            if base == _RESOLVE:
+                resolved = resolve(paths[0], values.get("--config")) if resolve is not None else None
+                if resolved is None:
+                    return
+                folder = resolved
+            elif base is None:
                 return
-            folder = os.path.join(base, ".rtlint_cache")
+            else:
+                folder = os.path.join(base, ".rtlint_cache")
         identity = "\0".join(
             [*argv, "\0", os.getcwd(), str(interactive), os.environ.get("RTLINT_EXTRA_RULES", ""), _code_stamp()]
             # colour (--color auto) follows these

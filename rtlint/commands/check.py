@@ -141,8 +141,8 @@ def resolve(argv: list[str], stdout: TextIO, stdin: BinaryIO | None) -> Plan:
         paths = [str(source.path)]
 
     def prepare(config: Config) -> None:  # the command line applies to every configuration found
-        if args.cache_dir is not None:
-            config.cache_dir = args.cache_dir.resolve()
+        if args.cache_dir is not None:  # replaces the configuration's, refused or not
+            config.cache_dir, config.cache_dir_refused = args.cache_dir.resolve(), None
         if args.force_exclude:
             config.force_exclude = True
         config.rule_classes = config.enabled_rules(args.select, args.ignore)
@@ -211,7 +211,7 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
         print(f"rtlint: error: {escape.text(error)}", file=stderr)
         ran.exit_code = EXIT_ERROR
     _note_empty_folders(plan.paths, found.targets, ran)
-    explicit = {Path(p).absolute() for p in plan.paths if not Path(p).is_dir()}
+    explicit = {Path(p).absolute() for p in plan.paths if not os.path.isdir(p)}  # (a name too long: not a folder)
     groups: dict[int, tuple[Config, list]] = {}
     for target in found.targets:
         groups.setdefault(id(target.config), (target.config, []))[1].append(target)
@@ -273,7 +273,7 @@ def _note_empty_folders(paths: list[str], targets: list, ran: Ran) -> None:
     roots = {target.root for target in targets}
     for given in paths:
         path = Path(given)
-        if path.is_dir() and path.resolve() not in roots:
+        if os.path.isdir(path) and path.resolve() not in roots:
             ran.notes.append(
                 f"{given}: no Python file checked (none found, or all excluded by .gitignore or the configuration)"
             )

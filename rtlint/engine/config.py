@@ -108,6 +108,9 @@ class Config:
     per_file_ignores: dict[Any, tuple[str, ...]] = field(default_factory=dict)
     exclude: tuple[Any, ...] = DEFAULT_EXCLUDE  # patterns, or (folder, pattern) as above
     cache_dir: Path | None = None
+    # why the configuration's `cache-dir` is refused (outside its folder): an error unless
+    # the command line gives --cache-dir, which replaces it (see Finder._load)
+    cache_dir_refused: str | None = None
     force_exclude: bool = False
     line_length: int | None = None  # None: the nearest ruff or black configuration's
     options: dict[str, Any] = field(default_factory=dict)
@@ -345,6 +348,8 @@ class Finder:
             else:
                 config = _build(path, explicit, self.looked_at)
             self.prepare(config)
+            if config.cache_dir_refused is not None:  # not replaced by the command line's --cache-dir
+                raise ConfigError(config.cache_dir_refused)
             self._by_file[key] = config
         return self._by_file[key]
 
@@ -560,7 +565,10 @@ def from_layers(chain: Sequence[tuple[Path, dict[str, Any]]], root: Path, source
         if "cache-dir" in table:
             if not isinstance(table["cache-dir"], str):
                 raise ConfigError(f"'cache-dir'{where} must be a string")
-            config.cache_dir = _cache_inside(folder, table["cache-dir"], where)
+            try:
+                config.cache_dir, config.cache_dir_refused = _cache_inside(folder, table["cache-dir"], where), None
+            except ConfigError as exc:
+                config.cache_dir, config.cache_dir_refused = None, str(exc)
         for key, option in options.items():
             if key in table:
                 try:

@@ -7,6 +7,7 @@ agree; a file reached twice is listed once, under the first name found."""
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,7 +149,10 @@ def discover(paths: list[str], configs: Finder | Config) -> Discovery:
             errors.append(f"{given}: no such file or directory")
             continue
         except OSError as exc:  # a symlink loop, a permission problem
-            errors.append(f"{given}: {exc.strerror or exc}")
+            if exc.errno == errno.ENAMETOOLONG:  # RTL901 for this file (the runner cannot read it)
+                add(path, path.absolute(), _nearest_config(finder, path))
+            else:
+                errors.append(f"{given}: {exc.strerror or exc}")
             continue
         root = path.resolve()
         if not path.is_dir():
@@ -169,7 +173,10 @@ def discover(paths: list[str], configs: Finder | Config) -> Discovery:
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError as exc:
-                errors.append(f"{directory}: {exc.strerror or exc}")
+                if exc.errno == errno.ENAMETOOLONG:  # RTL901 for the folder, as for a file below
+                    found.append((directory, config, None))
+                else:
+                    errors.append(f"{directory}: {exc.strerror or exc}")
                 continue
             for entry in entries:
                 name = entry.name
@@ -180,38 +187,61 @@ def discover(paths: list[str], configs: Finder | Config) -> Discovery:
                     continue
                 if not (is_dir or is_file):
                     continue
-                child_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
-                if excluded(name, child_relative):
-                    continue
-                # the entry itself, not a link's target, is what git sees
-                if gitignores.ignored(real / name, is_dir, top):
-                    continue
-                if is_dir:
-                    marker = os.path.join(entry.path, "pyvenv.cfg")
-                    probes[marker] = _probe(marker)
-                    if probes[marker] is not None:
+                try:
+                    child_relative = None if relative is None else (f"{relative}/{name}" if relative else name)
+                    if excluded(name, child_relative):
                         continue
-                    child_config = finder.for_folder(real / name)
-                    if child_config is config:
-                        stack.append((Path(entry.path), real / name, config, excluded, child_relative))
-                    else:  # a folder with its own configuration: its excludes apply below it
-                        below = _relative_to(str(real / name), str(child_config.root.resolve()))
-                        stack.append((Path(entry.path), real / name, child_config, child_config.excluder(), below))
-                elif entry.is_symlink():
-                    # one file, one configuration: a link takes its target's (the nearest to
-                    # the real path, as ruff does), excludes included; its own folder only
-                    # decides whether the walk reaches it
-                    target_config = finder.for_path(Path(entry.path))
-                    if target_config is not config and target_config.is_excluded(Path(entry.path)):
+                    # the entry itself, not a link's target, is what git sees
+                    if gitignores.ignored(real / name, is_dir, top):
                         continue
-                    found.append((Path(entry.path), target_config, None))
-                else:
-                    # resolving every file cost the standard library's walk ~0.1 s
-                    found.append((Path(entry.path), config, real / name))
+                    if is_dir:
+                        marker = os.path.join(entry.path, "pyvenv.cfg")
+                        probes[marker] = _probe(marker)
+                        if probes[marker] is not None:
+                            continue
+                        child_config = finder.for_folder(real / name)
+                        if child_config is config:
+                            stack.append((Path(entry.path), real / name, config, excluded, child_relative))
+                        else:  # a folder with its own configuration: its excludes apply below it
+                            below = _relative_to(str(real / name), str(child_config.root.resolve()))
+                            stack.append((Path(entry.path), real / name, child_config, child_config.excluder(), below))
+                    elif entry.is_symlink():
+                        # one file, one configuration: a link takes its target's (the nearest to
+                        # the real path, as ruff does), excludes included; its own folder only
+                        # decides whether the walk reaches it
+                        target_config = finder.for_path(Path(entry.path))
+                        if target_config is not config and target_config.is_excluded(Path(entry.path)):
+                            continue
+                        found.append((Path(entry.path), target_config, None))
+                    else:
+                        # resolving every file cost the standard library's walk ~0.1 s
+                        found.append((Path(entry.path), config, real / name))
+                except OSError as exc:
+                    if exc.errno != errno.ENAMETOOLONG:
+                        raise
+                    # a path too long for the system to open (deep folders): RTL901 for it
+                    # (the runner cannot read it), and the walk goes on
+                    found.append((Path(entry.path), config, None))
         for child, child_config, child_real in sorted(found, key=lambda item: item[0]):
             add(child, root, child_config, child_real)
     probes.update(gitignores.probes)
     return Discovery(targets, errors, directories, stamps, probes)
+
+
+def _nearest_config(finder: Finder | _Fixed, path: Path) -> Config:
+    """The configuration of `path`, or of its nearest folder the system can open."""
+    try:
+        return finder.for_path(path)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+    for folder in path.absolute().parents:
+        try:
+            return finder.for_folder(folder.resolve())
+        except OSError as exc:
+            if exc.errno != errno.ENAMETOOLONG:
+                raise
+    return finder.for_folder(Path(path.absolute().anchor))
 
 
 class _Fixed:

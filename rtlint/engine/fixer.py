@@ -21,7 +21,6 @@ from rtlint.core.fixplan import CannotFix
 from rtlint.core.parsing import ParseError, parse
 from rtlint.core.rule import Rule, Settings
 from rtlint.engine.linter import engine_finding, lint_text
-from rtlint.fix.edits import diff_edits
 
 MAX_PASSES = 10
 _TOO_DEEP = "the file is too deeply nested to rewrite"
@@ -102,21 +101,21 @@ def _region_fit(line_length: int | None, unit: str):
     return fit
 
 
-def _one_fix(rule: Rule, finding: Finding, text: str, tree, settings: Settings, line_length: int | None):
+def _one_fix(rule: Rule, finding: Finding, text: str, original, settings: Settings, line_length: int | None):
     """The edits of one finding's fix against `text` (for JSON, SARIF and the editor's code
-    actions), or None when it cannot be built."""
+    actions), or None when it cannot be built. `original` (an editor.Original of the text)
+    is shared by the fixes of one file: each costs what it edits, not the file."""
     from rtlint.fix.editor import Editor
 
     if finding.fixable is None:
         return None
-    editor = Editor(text, tree)
+    editor = Editor(text, original.tree, original)
     try:
         if not _recorded(rule, finding, text, settings, editor) or editor.empty:
             return None
-        rendered = editor.rendered(_region_fit(line_length, editor.unit))
+        edits = editor.edits(_region_fit(line_length, editor.unit))
     except Exception:  # CannotFix, or a crash --fix reports
         return None
-    edits = diff_edits(text, rendered)
     return Fix(finding.fixable, edits) if edits else None
 
 
@@ -140,8 +139,11 @@ def attach_fixes(
             tree = parse(text, "<fix>")
         except ParseError:
             return
+    from rtlint.fix.editor import Original
+
+    original = Original(text, tree)
     for finding in wanted:
-        finding.fix = _one_fix(by_code[finding.code], finding, text, tree, settings, line_length)
+        finding.fix = _one_fix(by_code[finding.code], finding, text, original, settings, line_length)
 
 
 def fix_text(

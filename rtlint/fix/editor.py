@@ -36,9 +36,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rtlint.core.findings import Edit
 from rtlint.core.fixplan import CannotFix
 from rtlint.core.source import split_lines
 from rtlint.fix.editlog import EditLog
+from rtlint.fix.edits import diff_edits
 from rtlint.fix.imports import blank_lines_between
 from rtlint.fix.layout import Regions, default_indent, line_kinds, reindent
 
@@ -60,6 +62,7 @@ _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _ENDING = re.compile(r"\r\n|\r|\n")
 _BLANKS = " \t"
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")
+_NEAR = 3  # Editor.edits: regions at most this many lines apart are diffed together
 
 
 def _leading(line: str) -> str:
@@ -93,22 +96,46 @@ class Located:
     depth: int
 
 
-class Editor(EditLog):
+class Original:
+    """What the editors of one text and its `ast` tree share, computed once for the text:
+    its lines, line ending and indentation unit, and which blocks can be edited. JSON and
+    SARIF build one editor per finding's fix on the same text, so what is per file is paid
+    once, and each fix costs what it edits (issue 25, item 8). Nothing here is changed by
+    an editor."""
+
     def __init__(self, text: str, tree: ast.Module) -> None:
-        super().__init__()
-        self.tree = tree
+        self.text, self.tree = text, tree
         self.lines = split_lines(text)
         found = _ENDING.search(text)
         self.newline = found.group() if found else "\n"
         # a last line without its line ending gets one while editing, and loses it at the end
-        self._unterminated = bool(self.lines) and not self.lines[-1].endswith(("\n", "\r"))
-        if self._unterminated:
+        self.unterminated = bool(self.lines) and not self.lines[-1].endswith(("\n", "\r"))
+        if self.unterminated:
             self.lines[-1] += self.newline
         self.unit = default_indent(text)
         # lines of code or comment whose indentation holds a form feed (the tokenizer resets
         # its column there): an edit that rewrites one cannot say what its indentation is; a
         # blank line with one is only a blank line
-        self._form_feeds = {row for row, line in enumerate(self.lines) if line.strip() and "\f" in _leading(line)}
+        self.form_feeds = frozenset(
+            row for row, line in enumerate(self.lines) if line.strip() and "\f" in _leading(line)
+        )
+        # id(a block's statement list) -> why its statements cannot be edited, or None; the
+        # lists are the tree's, which this object keeps alive
+        self.checked: dict[int, str | None] = {}
+
+
+class Editor(EditLog):
+    def __init__(self, text: str, tree: ast.Module, original: Original | None = None) -> None:
+        super().__init__()
+        if original is None or original.tree is not tree or original.text is not text:
+            original = Original(text, tree)
+        self._original = original
+        self.tree = tree
+        self.lines = original.lines
+        self.newline = original.newline
+        self._unterminated = original.unterminated
+        self.unit = original.unit
+        self._form_feeds = original.form_feeds
         self._blocks: dict[int, _Block] = {}
         self._nodes: dict[int, Located] = {}
         self._local: Any = None  # the LibCST module of the statement being rewritten
@@ -315,6 +342,21 @@ class Editor(EditLog):
         return _indentation(self.lines[self._first_line(stmt)])
 
     def _check_block(self, block: _Block) -> None:
+        """CannotFix unless every statement of the block has its lines to itself (once per
+        block of the text: a big module's block is not walked again for every fix)."""
+        checked = self._original.checked
+        key = id(block.statements)
+        if key not in checked:
+            try:
+                self._check_block_once(block)
+                checked[key] = None
+            except CannotFix as exc:
+                checked[key] = str(exc)
+        why = checked[key]
+        if why is not None:
+            raise CannotFix(why)
+
+    def _check_block_once(self, block: _Block) -> None:
         statements = block.statements
         for before, after in zip(statements, statements[1:]):
             if (before.end_lineno or before.lineno) >= after.lineno:
@@ -375,6 +417,52 @@ class Editor(EditLog):
     def rendered(self, fit: Callable[[str, str], str] | None = None) -> str:
         """The text with every edit made (`fit(new, old)` may rewrite each changed region).
         Raises CannotFix when the edits cannot be made together."""
+        text = self._regions().text(fit)
+        if self._unterminated and text.endswith(self.newline):
+            text = text[: -len(self.newline)]
+        return text
+
+    def edits(self, fit: Callable[[str, str], str] | None = None) -> tuple[Edit, ...]:
+        """The whole-line edits turning the text into `rendered(fit)`, the same ones
+        diff_edits(text, rendered(fit)) gives, computed from the regions the edits changed:
+        the work is that of the regions, not of the file. Raises CannotFix as `rendered`."""
+        regions = self._regions()
+        changed = []
+        for a, b, new in regions.done:
+            old = "".join(self.lines[a:b])
+            if new != old:
+                changed.append([a, b, fit(new, old) if fit is not None else new])
+        # regions that touch, or are a few lines apart, are diffed as one (with the lines
+        # between them): a statement moved past its neighbour is then said the way a diff
+        # of the whole file says it
+        windows: list[list] = []
+        for a, b, new in changed:
+            if windows and a - windows[-1][1] <= _NEAR:
+                windows[-1][1:] = [b, windows[-1][2] + "".join(self.lines[windows[-1][1] : a]) + new]
+            else:
+                windows.append([a, b, new])
+        last = len(self.lines)
+        if self._unterminated and windows and windows[-1][1] == last:
+            # the result loses the line ending the last line got for editing: the last
+            # window reaches back to the line that ends the result (a window it meets joins)
+            end = windows.pop()
+            while end[0] > 0 and (end[0] == last or not end[2]):
+                if windows and windows[-1][1] == end[0]:
+                    end = [windows[-1][0], end[1], windows.pop()[2] + end[2]]
+                else:
+                    end = [end[0] - 1, end[1], self.lines[end[0] - 1] + end[2]]
+            windows.append(end)
+        out: list[Edit] = []
+        for a, b, new in windows:
+            old = "".join(self.lines[a:b])
+            if self._unterminated and b == last:
+                old = old[: -len(self.newline)]
+                if new.endswith(self.newline):
+                    new = new[: -len(self.newline)]
+            out.extend(dataclasses.replace(e, line=e.line + a, end_line=e.end_line + a) for e in diff_edits(old, new))
+        return tuple(out)
+
+    def _regions(self) -> Regions:
         self._moved_untouched()
         regions = Regions(self.lines)
         work: list[tuple[float, str, int]] = []
@@ -392,10 +480,7 @@ class Editor(EditLog):
         for start, stop, new in regions.done:
             if new != "".join(self.lines[start:stop]) and self._form_feeds.intersection(range(start, stop)):
                 raise CannotFix("a form feed in the indentation of a line the fix edits")
-        text = regions.text(fit)
-        if self._unterminated and text.endswith(self.newline):
-            text = text[: -len(self.newline)]
-        return text
+        return regions
 
     def _moved_untouched(self) -> None:
         """A moved statement is taken as it was: no other edit may be inside it."""
@@ -455,7 +540,7 @@ class Editor(EditLog):
         """`text` (one statement at `indent`) parsed alone by LibCST, changed and rendered
         back at its indentation; the lines the change left keep their bytes."""
         from rtlint.core.parsing import parse_cst
-        from rtlint.fix.edits import apply_edits, diff_edits
+        from rtlint.fix.edits import apply_edits
 
         lines = split_lines(text)
         dedented = "".join(line[len(indent) :] if line.startswith(indent) else line for line in lines)
@@ -562,4 +647,4 @@ class Editor(EditLog):
         return "".join(out)
 
 
-__all__ = ["Editor", "Located", "Statement", "default_indent"]
+__all__ = ["Editor", "Located", "Original", "Statement", "default_indent"]

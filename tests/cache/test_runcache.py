@@ -203,3 +203,53 @@ def test_the_terminal_type_is_part_of_the_run_key(monkeypatch: pytest.MonkeyPatc
     coloured = runcache.Run(["pkg"], interactive=True).name
     monkeypatch.setenv("TERM", "dumb")  # colour.wanted: no colour on a dumb terminal
     assert runcache.Run(["pkg"], interactive=True).name != coloured
+
+
+# -- where the run cache is: where the configuration says (issue 25, item 12) --------------
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["extend", "rtlint-toml", "cache-dir"],
+)
+def test_the_run_cache_is_where_the_configuration_puts_the_cache(
+    project: Path, processed: list[str], layout: str
+) -> None:
+    """The manifest of a run goes into the cache folder the check itself uses, resolved by
+    the configuration's one resolver (an `extend` followed): before, only the nearest
+    pyproject.toml was read by its bytes, so an extended file's `cache-dir` was not seen
+    (the manifests went beside the pyproject.toml) and a .rtlint.toml or a `cache-dir` of
+    its own turned the run cache off."""
+    if layout == "extend":
+        (project / "shared").mkdir()
+        (project / "shared" / "base.toml").write_text('[tool.rtlint]\ncache-dir = "made"\n')
+        (project / "pyproject.toml").write_text('[tool.rtlint]\nextend = "shared/base.toml"\n')
+        cache = project / "shared" / "made"
+    elif layout == "rtlint-toml":
+        (project / ".rtlint.toml").write_text('cache-dir = "elsewhere"\n')
+        cache = project / "elsewhere"
+    else:
+        (project / "pyproject.toml").write_text('[tool.rtlint]\ncache-dir = "build/rtlint"\n')
+        cache = project / "build" / "rtlint"
+    warm(project, processed)
+    assert (cache / "runs").is_dir() and list((cache / "runs").iterdir())
+    assert not (project / ".rtlint_cache").exists()
+
+
+def test_a_refused_cache_dir_is_not_replayed_around(project: Path, processed: list[str]) -> None:
+    """A configured cache-dir outside the checkout is an error on every run (nothing cached
+    to replay around it), unless --cache-dir replaces it."""
+    (project / "pyproject.toml").write_text('[tool.rtlint]\ncache-dir = "../outside"\n')
+    for _ in range(3):
+        result = run_main("pkg")
+        assert result.exit_code == 2 and "'cache-dir'" in result.stderr
+    assert not (project.parent / "outside").exists() and not (project / ".rtlint_cache").exists()
+    given = project.parent / "given"
+    age(project)
+    run_main("pkg", "--cache-dir", str(given))
+    age(project)
+    first = run_main("pkg", "--cache-dir", str(given))
+    processed.clear()
+    second = run_main("pkg", "--cache-dir", str(given))
+    assert processed == [] and first.exit_code == second.exit_code == 1
+    assert (given / "runs").is_dir() and not (project.parent / "outside").exists()

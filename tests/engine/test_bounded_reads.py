@@ -177,10 +177,15 @@ def test_a_configured_cache_dir_stays_inside_the_checkout(tmp_path: Path, where:
     process = rtlint(".", cwd=checkout)
     assert process.returncode == 2 and b"'cache-dir'" in process.stderr and b"--cache-dir" in process.stderr
     assert list((tmp_path / "outside").iterdir()) == []
-    (checkout / "pyproject.toml").write_text("[tool.rtlint]\n")
+    # the command line, which the user typed, may put it anywhere, and replaces the
+    # configuration's (refused or not)
     given = rtlint("--cache-dir", str(tmp_path / "outside" / "c"), ".", cwd=checkout)
-    assert given.returncode == 1, given.stderr  # the command line, which the user typed, may put it anywhere
-    assert (tmp_path / "outside" / "c").is_dir()
+    assert given.returncode == 1, given.stderr
+    assert sorted(p.name for p in (tmp_path / "outside").iterdir()) == ["c"]
+    (checkout / "pyproject.toml").write_text("[tool.rtlint]\n")
+    given = rtlint("--cache-dir", str(tmp_path / "outside" / "d"), ".", cwd=checkout)
+    assert given.returncode == 1, given.stderr
+    assert (tmp_path / "outside" / "d").is_dir()
     (checkout / "pyproject.toml").write_text('[tool.rtlint]\ncache-dir = "build/rtlint"\n')
     assert rtlint(".", cwd=checkout).returncode == 1
     assert (checkout / "build" / "rtlint").is_dir()
