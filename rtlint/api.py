@@ -42,9 +42,13 @@ def fix_source(
 ) -> FixResult:
     """`text` with every applicable fix applied and verified (the text is unchanged on failure)."""
     from rtlint.engine.fixer import fix_text
+    from rtlint.fix.formatting import choose
     from rtlint.fix.linelength import line_length
 
     ruleset, config = _rules(config, select)
     width = line_length(config.line_length, Path(path))
-    outcome = fix_text(text, path, ruleset.rules, ruleset.settings, unsafe=unsafe, line_length=width)
+    formatter = choose(config.fix_formatter, Path(path), config.line_length)
+    outcome = fix_text(
+        text, path, ruleset.rules, ruleset.settings, unsafe=unsafe, line_length=width, formatter=formatter
+    )
     return FixResult(outcome.text, outcome.findings, outcome.applied, outcome.failure)

@@ -18,6 +18,10 @@ from rtlint.suppress.comments import NoqaError
 from rtlint.suppress.noqa import add_noqa
 from rtlint.suppress.unused import UNUSED, remove_unused
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rtlint.fix.formatting import Formatter
+
 Relint = Callable[[str], list[Finding]]
 
 
@@ -65,6 +69,7 @@ def fix_with_suppressions(
     tree=None,
     line_length: int | None = None,
     allowed: Callable[[str], bool] | None = None,
+    formatter: Formatter | None = None,
 ) -> FixOutcome:
     """The rules' fixes, then (with RTL100 on) the removal of the suppressions that the
     fixed text no longer needs; `allowed` says which codes may be fixed (`unfixable`)."""
@@ -79,6 +84,7 @@ def fix_with_suppressions(
             tree=tree,
             line_length=line_length,
             allowed=allowed,
+            formatter=formatter,
         )
     else:
         outcome = FixOutcome(text, findings)

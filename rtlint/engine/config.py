@@ -46,6 +46,7 @@ ENGINE_KEYS = {
     "cache-dir": "folder for the cache (default .rtlint_cache beside the configuration)",
     "force-exclude": "apply the excludes to files named on the command line too (as pre-commit passes them)",
     "line-length": "longest line a fix may add (default: the formatter's, see rtlint/fix/linelength.py)",
+    "fix-formatter": 'formats the lines --fix adds: "auto" (the configured ruff or black), "ruff", "black", "none"',
 }
 _CODE_LISTS = ("select", "extend-select", "ignore", "extend-ignore", "fixable", "extend-fixable", "unfixable")
 
@@ -113,6 +114,7 @@ class Config:
     cache_dir_refused: str | None = None
     force_exclude: bool = False
     line_length: int | None = None  # None: the nearest ruff or black configuration's
+    fix_formatter: str = "auto"  # rtlint.fix.formatting.CHOICES
     options: dict[str, Any] = field(default_factory=dict)
     rule_classes: list = field(default_factory=list)  # chosen by the command line
     report_unused: bool = False  # RTL100, chosen by the command line
@@ -562,6 +564,10 @@ def from_layers(chain: Sequence[tuple[Path, dict[str, Any]]], root: Path, source
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"'line-length'{where} must be a positive integer")
             config.line_length = value
+        if "fix-formatter" in table:
+            if table["fix-formatter"] not in ("auto", "ruff", "black", "none"):
+                raise ConfigError(f'\'fix-formatter\'{where} must be one of "auto", "ruff", "black", "none"')
+            config.fix_formatter = table["fix-formatter"]
         if "cache-dir" in table:
             if not isinstance(table["cache-dir"], str):
                 raise ConfigError(f"'cache-dir'{where} must be a string")
@@ -584,6 +590,12 @@ def from_layers(chain: Sequence[tuple[Path, dict[str, Any]]], root: Path, source
     if len(selections) == 1 and selections[0].extend_select == ():  # the fields say it alone
         config.select, config.ignore = selections[0].select, selections[0].ignore
     return config
+
+
+def _formatter_described(config: Config, path: Path) -> str:
+    from rtlint.fix.formatting import describe
+
+    return describe(config.fix_formatter, path, config.line_length)
 
 
 def describe(config: Config, path: Path) -> list[tuple[str, Any, str]]:
@@ -618,6 +630,7 @@ def describe(config: Config, path: Path) -> list[tuple[str, Any, str]]:
             "cache-dir": str(config.cache_folder),
             "force-exclude": config.force_exclude,
             "line-length": config.line_length if config.line_length is not None else "the formatter's (or 88)",
+            "fix-formatter": _formatter_described(config, path),
         }[key]
         rows.append((key, value, origin.get(key, "default")))
     for layer in config.selections:

@@ -22,6 +22,10 @@ from rtlint.core.parsing import ParseError, parse
 from rtlint.core.rule import Rule, Settings
 from rtlint.engine.linter import engine_finding, lint_text
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rtlint.fix.formatting import Formatter
+
 MAX_PASSES = 10
 _TOO_DEEP = "the file is too deeply nested to rewrite"
 
@@ -158,12 +162,15 @@ def fix_text(
     tree=None,
     line_length: int | None = None,
     allowed: Callable[[str], bool] | None = None,
+    formatter: Formatter | None = None,
 ) -> FixOutcome:
     """Apply every wanted fix, pass after pass, until none is left or none applies. In a
     pass, the fixes whose edits do not overlap are made together on the text; the others
     wait for the next pass, re-detected on the new text (`tree` is the `ast` tree of
-    `text`, if known). With `line_length`, the statements the fixes added or moved are then
-    broken to fit it.
+    `text`, if known). With `line_length`, the lines the fixes added or changed are then
+    formatted by `formatter` (the project's own, rtlint.fix.formatting), or, without one or
+    when it cannot be trusted with the file, the statements the fixes added or moved are
+    broken to fit it (rtlint.fix.wrap).
 
     With `only` (one of `findings`), that finding's fix alone is applied and verified, in
     one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report.
@@ -231,6 +238,10 @@ def fix_text(
         current, (findings, tree) = candidate, verified
         applied.extend(chosen)
     if line_length is not None and current is not text:
+        if formatter is not None:
+            done = _formatted(text, current, formatter, findings, display_path, rules, settings)
+            if done is not None:
+                return FixOutcome(done[0], done[1], applied, tree=None if done[0] is not current else tree)
         fitted, shifts = _fitted(text, current, line_length, tree)
         if shifts:  # the tree is of the unbroken text: dropped, not reused
             if findings:  # what they say cites lines ("the await at line 24"): linted again
@@ -260,6 +271,35 @@ def _pass(wanted, current, tree, settings, by_code, one_at_a_time):
         return f"{codes} fix not applied: {exc}"
     except Exception as exc:  # the editor's bug, or a rewrite's change that raised
         return _crashed(codes, exc)
+
+
+def _formatted(
+    original: str,
+    fixed: str,
+    formatter: Formatter,
+    findings: list[Finding],
+    display_path: str,
+    rules: Sequence[Rule],
+    settings: Settings,
+) -> tuple[str, list[Finding]] | None:
+    """(`fixed` with its changed lines formatted by `formatter`, the findings of that text),
+    or None: the tool failed, or what it made is not what the verified fixes made (the same
+    program, and the same findings when linted again), so the fallback breaks the lines."""
+    from rtlint.fix.formatting import formatted
+
+    out = formatted(original, fixed, formatter)
+    if out is None:
+        return None
+    if out == fixed:
+        return fixed, findings
+    try:
+        tree = parse(out, display_path)
+    except ParseError:
+        return None
+    after = lint_text(out, display_path, rules, settings, tree=tree)
+    if Counter((f.code, f.symbol) for f in after) != Counter((f.code, f.symbol) for f in findings):
+        return None
+    return out, after
 
 
 def _fitted(original: str, fixed: str, line_length: int, tree=None) -> tuple[str, list[tuple[int, int]]]:

@@ -220,6 +220,7 @@ class Runner:
                 tree=tree,
                 line_length=width,
                 allowed=allowed,
+                formatter=self._formatter(job.target),
             )
         if outcome is not None:
             report.fixable_before = sum(
@@ -261,6 +262,13 @@ class Runner:
         if not (self.options.fixing or self.options.fix_edits):
             return None
         return line_length(self.config.line_length, target.path)
+
+    def _formatter(self, target: Target):
+        """The project's formatter for the lines --fix adds or changes (None: rtlint's own
+        line breaking). JSON and SARIF's fix edits never use it (rtlint/fix/formatting.py)."""
+        from rtlint.fix.formatting import choose
+
+        return choose(self.config.fix_formatter, target.path, self.config.line_length)
 
     def _fixability(self, findings: list[Finding]) -> list[Finding]:
         """Findings of the codes `unfixable` names (or `fixable` leaves out) are reported as

@@ -88,6 +88,19 @@ def _unique_anchors(old: list[str], new: list[str]) -> list[tuple[int, int]]:
     return chain[::-1]
 
 
+def changed_lines(before: str, after: str) -> set[int]:
+    """The 0-based indices of the lines of `after` that diff_edits says are new (added or
+    changed, a moved line included)."""
+    changed: set[int] = set()
+    offset = 0
+    for edit in diff_edits(before, after):
+        count = len(split_lines(edit.content))
+        start = edit.line - 1 + offset
+        changed.update(range(start, start + count))
+        offset += count - (edit.end_line - edit.line)
+    return changed
+
+
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     lines = split_lines(text)
     for edit in sorted(set(edits), key=lambda e: (e.line, e.end_line), reverse=True):

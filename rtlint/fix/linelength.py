@@ -8,33 +8,50 @@ Precedence, first found wins:
    uses the same length), then its `[tool.black]` table (`line-length`). A table without
    `line-length` means that tool's default, 88; a folder with none of these is passed;
 3. 88, the default of black and ruff.
+
+The same walk says which formatter the project uses (`nearest`), for rtlint.fix.formatting:
+the tool whose configuration was found first, in the order above.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 DEFAULT = 88
 
 
+@dataclass(frozen=True)
+class Nearest:
+    """The nearest formatter configuration: which tool, its line length, the file that says
+    it and (for black, whose settings rtlint passes itself) the tool's table."""
+
+    tool: str  # "ruff" or "black"
+    length: int
+    source: Path
+    table: dict = field(default_factory=dict, compare=False, hash=False)
+
+
 def line_length(configured: int | None, path: Path) -> int:
     if configured is not None:
         return configured
+    found = nearest(path)
+    return found.length if found is not None else DEFAULT
+
+
+def nearest(path: Path) -> Nearest | None:
+    """The formatter configuration nearest to the file `path`, or None (no folder above it has one)."""
     try:
         folder = path.resolve().parent
     except (OSError, RuntimeError):
         folder = path.absolute().parent
-    return _for_folder(folder)
-
-
-def _for_folder(folder: Path) -> int:
     while True:
         found = _in_folder(folder, _stamps(folder))
         if found is not None:
             return found
         if folder.parent == folder:
-            return DEFAULT
+            return None
         folder = folder.parent
 
 
@@ -55,20 +72,21 @@ def _stamps(folder: Path) -> tuple:
 
 
 @lru_cache(maxsize=256)
-def _in_folder(folder: Path, stamps: tuple) -> int | None:
+def _in_folder(folder: Path, stamps: tuple) -> Nearest | None:
     if not any(stamps):
         return None
     for name in (".ruff.toml", "ruff.toml"):
         data = _read(folder / name)
         if data is not None:
-            return _length(data)
+            return Nearest("ruff", _length(data), folder / name)
     data = _read(folder / "pyproject.toml")
     if data is None:
         return None
     tool = data.get("tool", {})
-    for name in ("ruff", "black"):
-        if isinstance(tool.get(name), dict):
-            return _length(tool[name])
+    if isinstance(tool.get("ruff"), dict):
+        return Nearest("ruff", _length(tool["ruff"]), folder / "pyproject.toml")
+    if isinstance(tool.get("black"), dict):
+        return Nearest("black", _length(tool["black"]), folder / "pyproject.toml", tool["black"])
     return None
 
 

@@ -579,16 +579,10 @@ def fit_changed(
     import ast
 
     from rtlint.core.source import split_lines
-    from rtlint.fix.edits import diff_edits
+    from rtlint.fix.edits import changed_lines
 
     lines = split_lines(fixed)
-    changed: set[int] = set()
-    offset = 0
-    for edit in diff_edits(original, fixed):
-        count = len(split_lines(edit.content))
-        start = edit.line - 1 + offset
-        changed.update(range(start, start + count))
-        offset += count - (edit.end_line - edit.line)
+    changed = changed_lines(original, fixed)
     long = sorted(i for i in changed if len(lines[i].rstrip("\r\n").expandtabs()) > limit)
     if not long:
         return fixed, []

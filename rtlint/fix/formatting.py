@@ -1,0 +1,232 @@
+"""The lines a fix added or changed, formatted by the project's own formatter.
+
+Which formatter: rtlint's `fix-formatter` option (`[tool.rtlint]`), by default "auto": the
+tool of the nearest formatter configuration, found by the walk that finds the line length
+(rtlint.fix.linelength: `.ruff.toml`, `ruff.toml` or `[tool.ruff]` -> ruff, `[tool.black]`
+-> black); "ruff" or "black" names the tool whatever the configuration says; "none", and a
+project with no formatter configuration, keep rtlint's own line breaking (rtlint.fix.wrap,
+the fallback). The tool is used when it can run here: ruff as the `ruff` program on `PATH`,
+else `python -m ruff` of the running interpreter; black when it can be imported. Otherwise
+the fallback runs, as it does on any failure of the tool.
+
+How: one call per fixed file, after the last pass, on the lines the fixes added or changed
+(what rtlint.fix.edits.changed_lines says differs from the original):
+- ruff: `ruff format --range START-END --stdin-filename PATH -` (ruff takes one range: from
+  the first changed line to the last), run with a timeout; ruff finds the project's
+  configuration from PATH, as it does for the file. rtlint's own `line-length`, when set,
+  is passed as `--line-length`.
+- black: `black.format_str(text, mode=..., lines=[(start, end), ...])` with the settings of
+  the nearest `[tool.black]` (line-length, skip-string-normalization,
+  skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs.
+
+What comes back is trusted only where the fix changed lines: the tool's changes are
+diffed against the fixed text, and a change wholly within lines the fix did not touch (a
+misformatted line elsewhere, or between two fixed regions of ruff's one range) is not
+kept; a change that spans fixed and untouched lines (a statement the fix changed in part)
+means the tool's result is not used for the file (None: the fallback). The kept result
+must be the same program (the same `ast`) as the fixed text; the fixer then re-lints it.
+A file with `\\r` line endings is formatted with `\\n` ones and given its own back (mixed
+endings: the fallback).
+
+JSON and SARIF (`--output-format json`, the fix edits they carry) and the language
+server's code actions are not formatted by the tool, only by the fallback: they are built
+one finding at a time (a process per finding), their speed is held at the yardstick's, and
+their cache key then holds no formatter name or version. `--fix` and `--diff` format.
+
+Cost (bench/fixformat.md): ruff adds one process per fixed file (livekit-agents 1.8.8 wheel
+with a ruff.toml: --fix 0.82 -> 1.03 s); black runs in-process but parses and formats the
+whole file even for a few lines (0.4-1.3 s on the 5,263-line agent_activity.py), so a
+project configured for black pays about 1.7 s more on that wheel.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rtlint.core.source import split_lines
+from rtlint.fix.edits import apply_edits, changed_lines, diff_edits
+from rtlint.fix.linelength import line_length, nearest
+
+TIMEOUT = 10.0  # seconds for one `ruff format` of one file
+
+
+@dataclass(frozen=True)
+class Formatter:
+    """The formatter a file's fixed lines go through."""
+
+    tool: str  # "ruff" or "black"
+    path: Path  # the file (ruff finds the project's configuration from it)
+    width: int  # the line length in effect (rtlint's own, else the configuration's, else 88)
+    override: bool = False  # the width is rtlint's own `line-length`: passed to the tool
+    settings: dict = field(default_factory=dict, compare=False, hash=False)  # [tool.black]
+
+
+def choose(option: str, path: Path | None, configured: int | None) -> Formatter | None:
+    """The formatter for the file `path` under the `fix-formatter` option, or None: the
+    fallback (no configuration names one, "none", or the tool cannot run here)."""
+    if option == "none" or path is None:
+        return None
+    found = nearest(path)
+    tool = found.tool if option == "auto" and found is not None else option
+    if tool == "ruff" and _ruff_command(os.environ.get("PATH", "")) is None:
+        return None
+    if tool == "black" and not _black_importable():
+        return None
+    if tool not in ("ruff", "black"):
+        return None
+    settings = found.table if found is not None and found.tool == "black" and tool == "black" else {}
+    return Formatter(tool, path.absolute(), line_length(configured, path), configured is not None, settings)
+
+
+def describe(option: str, path: Path | None, configured: int | None) -> str:
+    """What `--show-settings` says of `fix-formatter` for `path`."""
+    formatter = choose(option, path, configured)
+    if formatter is not None:
+        return f"{option} ({formatter.tool})"
+    return f"{option} (rtlint's own line breaking)"
+
+
+@functools.lru_cache(maxsize=8)
+def _ruff_command(search_path: str) -> tuple[str, ...] | None:
+    program = shutil.which("ruff", path=search_path or None)
+    if program is not None:
+        return (program,)
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("ruff") is not None
+    except (ImportError, ValueError):
+        found = False
+    return (sys.executable, "-m", "ruff") if found else None
+
+
+@functools.lru_cache(maxsize=1)
+def _black_importable() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("black") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def formatted(original: str, fixed: str, formatter: Formatter) -> str | None:
+    """`fixed` with the lines the fixes added or changed (against `original`) formatted by
+    the tool and every other line as in `fixed`; None when the tool cannot be trusted with
+    this file (not found, failed, timed out, or its changes reach untouched lines): the
+    caller falls back to rtlint's own line breaking."""
+    changed = changed_lines(original, fixed)
+    if not changed:
+        return fixed
+    ending = "\r\n" if "\r" in fixed else "\n"
+    text = fixed
+    if ending == "\r\n":
+        lines = split_lines(fixed)
+        if not all(line.endswith("\r\n") for line in lines[:-1]) or "\r" in lines[-1].rstrip("\r\n"):
+            return None  # mixed line endings: the tools would even them out
+        text = fixed.replace("\r\n", "\n")
+    regions = _regions(sorted(changed))
+    try:
+        if formatter.tool == "ruff":
+            out = _ruff(text, regions, formatter)
+        else:
+            out = _black(text, regions, formatter)
+    except Exception:  # the tool's bug or a limit (black runs in this process): the fallback
+        return None
+    if out is None:
+        return None
+    if ending == "\r\n":
+        out = out.replace("\n", "\r\n")
+    kept = _kept(fixed, out, changed)
+    if kept is None or kept == fixed:
+        return kept
+    return kept if _same_program(fixed, kept) else None
+
+
+def _regions(lines: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive 0-based line indices, as 1-based inclusive (first, last)."""
+    regions: list[tuple[int, int]] = []
+    for index in lines:
+        if regions and regions[-1][1] == index:  # the previous run ends on the line before
+            regions[-1] = (regions[-1][0], index + 1)
+        else:
+            regions.append((index + 1, index + 1))
+    return regions
+
+
+def _ruff(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> str | None:
+    command = _ruff_command(os.environ.get("PATH", ""))
+    if command is None:
+        return None
+    lines = split_lines(text)
+    first, last = regions[0][0], regions[-1][1]
+    end_column = len(lines[last - 1].rstrip("\r\n")) + 1  # codepoints, exclusive
+    args = [*command, "format", "--range", f"{first}:1-{last}:{end_column}"]
+    if formatter.override:
+        args += ["--line-length", str(formatter.width)]
+    args += ["--stdin-filename", str(formatter.path), "-"]
+    try:
+        process = subprocess.run(
+            args,
+            input=text.encode("utf-8", "surrogatepass"),
+            capture_output=True,
+            timeout=TIMEOUT,
+            cwd=formatter.path.parent if formatter.path.parent.is_dir() else None,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):  # not runnable, or timed out
+        return None
+    if process.returncode != 0:
+        return None
+    try:
+        return process.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _black(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> str | None:
+    import black
+
+    settings = {key.replace("_", "-"): value for key, value in formatter.settings.items()}
+    targets = settings.get("target-version", [])
+    versions = {black.TargetVersion[v.upper()] for v in targets} if isinstance(targets, list) else set()
+    mode = black.Mode(
+        target_versions=versions,
+        line_length=formatter.width,
+        string_normalization=not settings.get("skip-string-normalization", False),
+        magic_trailing_comma=not settings.get("skip-magic-trailing-comma", False),
+        preview=bool(settings.get("preview", False)),
+        is_pyi=formatter.path.suffix == ".pyi",
+    )
+    return black.format_str(text, mode=mode, lines=regions)
+
+
+def _kept(fixed: str, out: str, changed: set[int]) -> str | None:
+    """`out`'s changes to `fixed` that lie within the changed lines; None when one spans
+    changed and untouched lines."""
+    kept = []
+    for edit in diff_edits(fixed, out):
+        start, stop = edit.line - 1, edit.end_line - 1  # the 0-based lines [start, stop) of `fixed`
+        touched = range(start, stop) if stop > start else range(start - 1, start + 1)  # an insertion: its neighbours
+        inside = [index in changed for index in touched]
+        if stop > start and all(inside):
+            kept.append(edit)
+        elif stop == start and any(inside):
+            kept.append(edit)
+        elif any(inside):
+            return None
+    return apply_edits(fixed, kept) if kept else fixed
+
+
+def _same_program(fixed: str, kept: str) -> bool:
+    import ast
+
+    try:
+        return ast.dump(ast.parse(kept)) == ast.dump(ast.parse(fixed))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
