@@ -112,7 +112,7 @@ def _is_exact(flow: AliasFlow, node: ast.AST) -> bool:
     if flow.live(node):
         return True
     keys = flow.origins(node)
-    return bool(keys) and all(k[0] == COPY and flow.copy_of[k[1]].exact for k in keys)
+    return bool(keys) and all(k[0] == COPY and flow.copy(k[1]).exact for k in keys)
 
 
 def _carries(flow: AliasFlow, node: ast.AST) -> bool:
