@@ -14,6 +14,7 @@ from ._analysis.index import Function, snippet
 from ._analysis.values import ValueFlow
 from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
+from ._frameworks.pipecat.helpers import spawned_write
 
 
 class DetachedPush(Rule):
@@ -28,7 +29,18 @@ class DetachedPush(Rule):
     `ensure_future`, `loop.create_task`, Pipecat's own `self.create_task` and
     `task_manager.create_task`) around a `push_frame`/`queue_frame`/`queue_frames` of a context
     frame (`LLMMessagesAppendFrame`, `LLMMessagesUpdateFrame`, `LLMMessagesTransformFrame`,
-    `LLMContextFrame`, `LLMRunFrame`), written in the call or bound once to a name.
+    `LLMContextFrame`, `LLMRunFrame`), written in the call or bound once to a name; or a
+    spawner around a helper that writes the context back from a copy taken before the spawn
+    (`snapshot = list(context.get_messages())`, then `asyncio.create_task(self._save(snapshot))`
+    where `_save` ends with `self._context.set_messages(messages)`). The helper must be defined
+    in the file (an async method of the class, or of a base in the file, called on `self`; an
+    async function nested in the spawning function or at module level; not decorated) and
+    write back, outside any nested function, a name that provably holds the copy: a parameter
+    it never rebinds whose argument at the spawn is a copy, or, for a nested helper, the
+    enclosing function's copy it reads as a free variable. Its write is
+    `set_messages(name)` or `transform_messages(lambda _: name)` on a shared context (by the
+    options, or the argument the caller passes for it), or the push of an
+    `LLMMessagesUpdateFrame(messages=name)`.
 
     ## Why is this bad?
     The push starts later and runs concurrently with what follows. A `generate_reply()`
@@ -41,6 +53,11 @@ class DetachedPush(Rule):
     runs: an `LLMRunFrame` pushed right after it gets there first, and the completion runs
     on the context without the Append (at the start of a call, the greeting is generated
     without the caller's profile).
+
+    A spawned write-back helper writes the copy when its task runs: every turn, tool call and
+    reply the aggregators commit between the copy and that moment (and, when the helper
+    awaits first, during its await) is replaced by the copy. The frame the function pushes
+    next (an `LLMRunFrame`) may also run on the context before the write.
 
     ## Example
     ```python
@@ -84,9 +101,46 @@ class DetachedPush(Rule):
     await self.push_frame(LLMRunFrame())
     ```
 
+    A spawned helper that writes back the copy it is handed:
+    ```python
+    async def on_turn(self, frame):
+        snapshot = list(frame.context.get_messages())
+        self.create_task(self._pin(snapshot))
+        await self.push_frame(LLMRunFrame())
+
+    async def _pin(self, messages):
+        messages.insert(1, PINNED)
+        self._context.set_messages(messages)
+    ```
+
+    Use instead (nothing runs between the copy and the write):
+    ```python
+    async def on_turn(self, frame):
+        snapshot = list(frame.context.get_messages())
+        await self._pin(snapshot)
+        await self.push_frame(LLMRunFrame())
+    ```
+
+    When the helper awaits before it writes (`await self._store.put(messages)`), awaiting
+    it in place still loses what is committed during that await: take the copy in the
+    helper after its last await, or write with `transform_messages` from the list it is
+    given:
+    ```python
+    async def _save(self):
+        await self._store.put(list(self._context.get_messages()))
+        self._context.transform_messages(lambda messages: [*messages, SAVED_NOTE])
+    ```
+
     ## Fix
     In an async function, the spawn statement becomes `await <the push>` in place (a
-    `name=` or other argument of the spawner is dropped).
+    `name=` or other argument of the spawner is dropped). For a spawned write-back helper,
+    only where awaiting it removes the race: the helper writes the copy directly
+    (`set_messages`) before any await of its own, and no await of the function runs between
+    the copy and the spawn. Otherwise the finding says why there is no fix: a helper that
+    awaits before its write, an await between the copy and the spawn (the copy is stale
+    however the helper is awaited), or an `LLMMessagesUpdateFrame` of the copy (applied after
+    every frame queued ahead of it; push an `LLMMessagesTransformFrame` computing from its
+    argument instead).
 
     ## Fix safety
     Always unsafe (only with `--unsafe-fixes`): the function now waits for the push (on a
@@ -98,9 +152,14 @@ class DetachedPush(Rule):
     runs before the push); with none in between (`task = create_task(push)`, a synchronous
     local commit, `await task`) nothing else can run first, and it is not a finding.
 
-    Known limit on Pipecat: a spawned helper that writes the context back from a copy taken
-    before the spawn (design.md's third shape) is not followed into the helper; a spawned
-    coroutine that is not a push of a context frame (audio, a watchdog) is not a finding.
+    On Pipecat, not a finding: a spawned coroutine that is neither a push of a context frame
+    nor a write-back helper (audio, a watchdog); a helper handed the live list
+    (`get_messages()` itself: `set_messages(alias)` changes nothing) or data not read from
+    the context (a reset, a restore); a helper the file does not define (imported, or
+    decorated); a helper that rebinds its parameter before writing it, or writes something
+    else; a helper that only appends (`add_message`, an `LLMMessagesAppendFrame`). A nested
+    helper that writes its enclosing function's copy after an await of its own is RTL005's
+    finding (the write after the await), not this one's.
 
     Not a finding: an awaited push, also through `asyncio.wait_for`, `asyncio.shield` or
     `asyncio.gather`; a spawned coroutine that is not a push (an async helper that pushes
@@ -133,6 +192,18 @@ async def f(agent, ctx):
     await agent.update_chat_ctx(ctx)
     agent.session.generate_reply()
 """,
+        """
+import asyncio
+
+from pipecat.processors.frame_processor import FrameProcessor
+
+class Pin(FrameProcessor):
+    async def on_turn(self, frame):
+        asyncio.create_task(self._pin(frame.context.get_messages()))
+
+    async def _pin(self, messages):
+        self._context.set_messages(messages)
+""",
     ]
     INVALID = [
         Invalid(
@@ -144,14 +215,30 @@ async def f(agent, ctx):
     agent.session.generate_reply()
 """,
             lines=(5,),
-        )
+        ),
+        Invalid(
+            """
+import asyncio
+
+from pipecat.processors.frame_processor import FrameProcessor
+
+class Pin(FrameProcessor):
+    async def on_turn(self, frame):
+        snapshot = list(frame.context.get_messages())
+        asyncio.create_task(self._pin(snapshot))
+
+    async def _pin(self, messages):
+        self._context.set_messages(messages)
+""",
+            lines=(9,),
+        ),
     ]
 
     def required_tokens(self) -> list[tuple]:
         spawners = tuple(self.settings.get("task-spawners", ("create_task", "ensure_future")))
         spawners += tuple(self.settings.get("pipecat.task-spawners", ("create_task", "ensure_future")))
         methods, (called,) = push_tokens(self.settings)
-        return [tuple(dict.fromkeys(spawners)), ((methods, called), pipecat.push_tokens())]
+        return [tuple(dict.fromkeys(spawners)), ((methods, called), pipecat.spawn_tokens())]
 
     def check(self, file) -> Iterator[Finding]:
         if framework_of(file) is pipecat:
@@ -195,14 +282,25 @@ async def f(agent, ctx):
                 if isinstance(coroutine, ast.Name):
                     push = _bound_once(module, function, coroutine.id)
                 frame = _pushed_frame(module, function, push)
-                if frame is None or _awaited_at_once(module, function, node):
+                helper = spawned_write(module, function, node, push) if frame is None else None
+                if (frame is None and helper is None) or _awaited_at_once(module, function, node):
                     continue
-                message = (
-                    f"the push of {pipecat.frame_of(frame)} `{snippet(file, coroutine)}` is handed to "
-                    f"{file.segment(node.func)}() and runs later, concurrently with what follows: a frame pushed or "
-                    f"queued next (an LLMRunFrame) can overtake it, and the completion runs without its change"
-                )
-                plan = _plan(module, function, node, coroutine)
+                if frame is not None:
+                    message = (
+                        f"the push of {pipecat.frame_of(frame)} `{snippet(file, coroutine)}` is handed to "
+                        f"{file.segment(node.func)}() and runs later, concurrently with what follows: a frame pushed "
+                        f"or queued next (an LLMRunFrame) can overtake it, and the completion runs without its change"
+                    )
+                    plan = _plan(module, function, node, coroutine)
+                else:
+                    read = helper.copy.reads[0].lineno if helper.copy.reads else node.lineno
+                    message = (
+                        f"`{snippet(file, coroutine)}` is handed to {file.segment(node.func)}() and writes the context "
+                        f"back (`{snippet(file, helper.write)}` at line {helper.write.lineno}) from "
+                        f"`{helper.name}`, a copy of the messages read at line {read}, when the task runs: what the "
+                        f"aggregators commit meanwhile (the user's turn, a tool call, a reply) is lost"
+                    )
+                    plan = _plan(module, function, node, coroutine, helper.fix_refused)
                 yield self.report(file, node, message, plan=plan, symbol=function.qualname)
 
 
@@ -253,7 +351,9 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
     )
 
 
-def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> fx.Plan:
+def _plan(
+    module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr, refused: str | None = None
+) -> fx.Plan:
     if not isinstance(function.node, ast.AsyncFunctionDef):
         return fx.no_fix(
             "a synchronous function cannot await; spawn an async helper that copies the context when it runs"
@@ -261,6 +361,8 @@ def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast
     parent = module.index.parents.get(id(spawn))
     if not (isinstance(parent, ast.Expr) and parent.value is spawn):
         return fx.no_fix("the task it returns is kept; awaiting in place would leave nothing for it")
+    if refused is not None:
+        return fx.no_fix(refused)
     path = module.file.path_of(parent)
     spawn_text = module.file.segment(spawn)
     pushed = module.file.segment(coroutine)

@@ -68,7 +68,7 @@ def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
             receiver = call.func.value
             if not (module.is_shared_context(receiver, function) or flow.live(receiver)):
                 continue
-            written = call.args[0] if call.func.attr == "set_messages" else _ignored_argument(call.args[0])
+            written = call.args[0] if call.func.attr == "set_messages" else ignored_argument(call.args[0])
             for copy in flow.copies_in(written) if written is not None else []:
                 awaits = _awaits(module, function, copy, call)
                 if awaits:
@@ -80,10 +80,10 @@ def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
 def _written(call: ast.Call, frame: str) -> ast.expr | None:
     if frame == UPDATE:
         return frame_argument(call, "messages")
-    return _ignored_argument(frame_argument(call, "transform"))
+    return ignored_argument(frame_argument(call, "transform"))
 
 
-def _ignored_argument(function: ast.AST | None) -> ast.expr | None:
+def ignored_argument(function: ast.AST | None) -> ast.expr | None:
     """The body of a one-argument lambda that never reads its argument (a list computed
     outside it), else None."""
     if not (isinstance(function, ast.Lambda) and len(function.args.args) == 1):
@@ -367,4 +367,4 @@ def _edits_between(module, function, flow, name, copy, call) -> Iterator[tuple[a
                         yield node, node
 
 
-__all__ = ["StaleWrite", "stale_writes"]
+__all__ = ["StaleWrite", "ignored_argument", "stale_writes"]
