@@ -300,7 +300,7 @@ class Pin(FrameProcessor):
                         f"`{helper.name}`, a copy of the messages read at line {read}, when the task runs: what the "
                         f"aggregators commit meanwhile (the user's turn, a tool call, a reply) is lost"
                     )
-                    plan = _plan(module, function, node, coroutine, helper.fix_refused)
+                    plan = _plan(module, function, node, coroutine, helper.fix_refused, "the helper's write")
                 yield self.report(file, node, message, plan=plan, symbol=function.qualname)
 
 
@@ -352,7 +352,12 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
 
 
 def _plan(
-    module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr, refused: str | None = None
+    module: AppModule,
+    function: Function,
+    spawn: ast.Call,
+    coroutine: ast.expr,
+    refused: str | None = None,
+    awaited: str = "the push",
 ) -> fx.Plan:
     if not isinstance(function.node, ast.AsyncFunctionDef):
         return fx.no_fix(
@@ -384,4 +389,4 @@ def _plan(
 
         fx.replace_expression(editor, editor.locate(path), spawn_text, change, text=text)
 
-    return fx.Plan("unsafe", "the function now waits for the push before it goes on", [await_in_place])
+    return fx.Plan("unsafe", f"the function now waits for {awaited} before it goes on", [await_in_place])
