@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from rtlint.core.astnodes import walk
 from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
@@ -142,12 +143,22 @@ class DetachedPush(Rule):
     every frame queued ahead of it; push an `LLMMessagesTransformFrame` computing from its
     argument instead).
 
+    On Pipecat, the import of the spawner (`import asyncio`, `from asyncio import
+    create_task`) goes with the last spawn that used it, so the fixed file has no unused
+    import (ruff's F401); several such spawns in one file are then fixed one per pass.
+
     ## Fix safety
     Always unsafe (only with `--unsafe-fixes`): the function now waits for the push (on a
     realtime model, for the server's acknowledgement) before it goes on. No fix in a
     synchronous function (the example above shows the helper to write), and none when the
     task the spawner returns is kept (assigned, stored, given a callback): awaiting in
-    place would leave nothing for it. A task that the function awaits later is still
+    place would leave nothing for it. On Pipecat a task stored on an attribute
+    (`self._task = asyncio.create_task(self.push_frame(LLMMessagesAppendFrame(...)))`) is
+    still reported, without a fix, on purpose: a processor keeps the task to cancel it (on an
+    interruption, in `cleanup`) or to check it later; awaiting the push in place would leave
+    the attribute without a task, make the caller wait, and move the push out of reach of that
+    cancellation (cancelling the caller would cancel it instead). Await the push first, and
+    keep a task for the work that really runs in the background. A task that the function awaits later is still
     reported when an await point comes between the spawn and that await (what runs there
     runs before the push); with none in between (`task = create_task(push)`, a synchronous
     local commit, `await task`) nothing else can run first, and it is not a finding.
@@ -271,8 +282,10 @@ class Pin(FrameProcessor):
         return self.report(file, spawn, message, plan=plan, symbol=function.qualname)
 
     def _check_pipecat(self, file) -> Iterator[Finding]:
-        """A spawner around a push or queue of a context frame (design.md, Pipecat's RTL006)."""
+        """A spawner around a push or queue of a context frame, or around a helper that
+        writes the context back from a copy taken before the spawn (design.md, Pipecat's RTL006)."""
         module = pipecat.analyse(file)
+        found = []  # (function, spawn, coroutine, message, why there is no fix, what the caller waits for)
         for function in module.index.functions:
             for node in module.calls(function):
                 if not (module.is_spawner(node) and node.args):
@@ -291,7 +304,7 @@ class Pin(FrameProcessor):
                         f"{file.segment(node.func)}() and runs later, concurrently with what follows: a frame pushed "
                         f"or queued next (an LLMRunFrame) can overtake it, and the completion runs without its change"
                     )
-                    plan = _plan(module, function, node, coroutine)
+                    found.append((function, node, coroutine, message, None, "the push"))
                 else:
                     read = helper.copy.reads[0].lineno if helper.copy.reads else node.lineno
                     message = (
@@ -300,8 +313,11 @@ class Pin(FrameProcessor):
                         f"`{helper.name}`, a copy of the messages read at line {read}, when the task runs: what the "
                         f"aggregators commit meanwhile (the user's turn, a tool call, a reply) is lost"
                     )
-                    plan = _plan(module, function, node, coroutine, helper.fix_refused, "the helper's write")
-                yield self.report(file, node, message, plan=plan, symbol=function.qualname)
+                    found.append((function, node, coroutine, message, helper.fix_refused, "the helper's write"))
+        fixable = [spawn for function, spawn, _, _, refused, _ in found if _in_place(module, function, spawn, refused)]
+        for function, spawn, coroutine, message, refused, awaited in found:
+            plan = _plan(module, function, spawn, coroutine, refused, awaited, _spawner_import(module, spawn, fixable))
+            yield self.report(file, spawn, message, plan=plan, symbol=function.qualname)
 
 
 def _pushed_frame(module, function: Function, push: ast.AST | None) -> ast.Call | None:
@@ -351,6 +367,58 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
     )
 
 
+def _in_place(module, function: Function, spawn: ast.Call, refused: str | None) -> bool:
+    """Whether the spawn gets the fix (an async function's spawn statement, nothing refusing it)."""
+    parent = module.index.parents.get(id(spawn))
+    return (
+        isinstance(function.node, ast.AsyncFunctionDef)
+        and isinstance(parent, ast.Expr)
+        and parent.value is spawn
+        and refused is None
+    )
+
+
+def _spawner_import(module, spawn: ast.Call, fixable: list[ast.Call]) -> tuple[ast.stmt, str, bool] | None:
+    """The module-level import that binds the spawner's name (`import asyncio`, `from asyncio
+    import create_task`) when awaiting in place leaves it unused (ruff's F401): (the import,
+    the name, whether this fix removes it). The fix whose spawn is the name's last use
+    removes it; while other spawns that get the fix use it too, each fix edits the import
+    without changing it, so that the fixes run one per pass and the last one removes it
+    (a fix applied alone, in the editor, never removes an import another use needs)."""
+    func = spawn.func
+    name = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+    name = func.id if isinstance(func, ast.Name) else name
+    if name is None:
+        return None
+    binding = None
+    for stmt in module.file.tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) and len(stmt.names) == 1:
+            alias = stmt.names[0]
+            bound = alias.asname or alias.name
+            if bound == name and (isinstance(stmt, ast.ImportFrom) or "." not in alias.name):
+                binding = stmt
+    if binding is None:
+        return None
+    uses = [n for n in walk(module.file.tree) if isinstance(n, ast.Name) and n.id == name]
+    spawners = {id(s.func.value if isinstance(s.func, ast.Attribute) else s.func) for s in fixable}
+    if (
+        any(id(n) not in spawners for n in uses)
+        or id(func.value if isinstance(func, ast.Attribute) else func) not in spawners
+    ):
+        return None  # the name is used elsewhere too: the import stays
+    return binding, name, len(uses) == 1
+
+
+def _stored_on(module, parent: ast.AST | None, spawn: ast.Call) -> str | None:
+    """`self._task = create_task(...)` on Pipecat: the attribute the task is stored in."""
+    if not (isinstance(module, pipecat.Module) and isinstance(parent, (ast.Assign, ast.AnnAssign))):
+        return None
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    if parent.value is spawn and len(targets) == 1 and isinstance(targets[0], ast.Attribute):
+        return module.file.segment(targets[0])
+    return None
+
+
 def _plan(
     module: AppModule,
     function: Function,
@@ -358,6 +426,7 @@ def _plan(
     coroutine: ast.expr,
     refused: str | None = None,
     awaited: str = "the push",
+    spawner_import: tuple[ast.stmt, str, bool] | None = None,
 ) -> fx.Plan:
     if not isinstance(function.node, ast.AsyncFunctionDef):
         return fx.no_fix(
@@ -365,6 +434,13 @@ def _plan(
         )
     parent = module.index.parents.get(id(spawn))
     if not (isinstance(parent, ast.Expr) and parent.value is spawn):
+        stored = _stored_on(module, parent, spawn)
+        if stored is not None:
+            return fx.no_fix(
+                f"the task is stored in `{stored}`, to be cancelled or awaited later: awaiting the push in place "
+                f"would leave nothing there to cancel and make the caller wait (an interruption that cancels "
+                f"`{stored}` would no longer stop it); await the push before the work the task is kept for"
+            )
         return fx.no_fix("the task it returns is kept; awaiting in place would leave nothing for it")
     if refused is not None:
         return fx.no_fix(refused)
@@ -388,5 +464,12 @@ def _plan(
             raise fx.cannot_fix("the push is no longer the spawner's argument")
 
         fx.replace_expression(editor, editor.locate(path), spawn_text, change, text=text)
+        if spawner_import is not None:
+            located = editor.locate(import_path)
+            if spawner_import[2]:  # the spawn was the name's last use
+                editor.remove(located)
+            else:  # other spawns use it and get the fix: one fix a pass, the last removes it
+                editor.replace_spans(located, [])
 
+    import_path = module.file.path_of(spawner_import[0]) if spawner_import is not None else None
     return fx.Plan("unsafe", f"the function now waits for {awaited} before it goes on", [await_in_place])

@@ -69,3 +69,72 @@ class Redactor(FrameProcessor):
         ")\n"
     )
     assert max(len(line) for line in fixed.splitlines()) <= 88
+
+
+def test_the_fixed_pipecat_fixtures_leave_no_unused_import_or_binding() -> None:
+    # ruff's F401 (an import) and F841 (a local binding): a Transform or Append fix takes the
+    # copy's only read away, and awaiting a spawn in place takes `asyncio`'s
+    import subprocess
+    import sys
+
+    fixed = sorted(str(p) for p in FIXTURES.glob("RTL00[5-8]/*pipecat*.fixed.py"))
+    assert len(fixed) >= 10
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", "F401,F841", *fixed],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_a_copy_bound_for_the_frame_alone_goes_with_the_bindings_computed_from_it() -> None:
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def forget(worker, context):
+    copy = list(context.get_messages())
+    kept = [m for m in copy if m["role"] != "tool"]
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=kept))
+"""
+    assert _fixed(text) == (
+        """from pipecat.frames.frames import LLMMessagesTransformFrame
+
+
+async def forget(worker, context):
+    await worker.queue_frame(
+        LLMMessagesTransformFrame(
+            transform=lambda messages: [m for m in messages if m["role"] != "tool"]
+        )
+    )
+"""
+    )
+
+
+def test_a_copy_read_elsewhere_too_is_kept() -> None:
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def greet(worker, context, log):
+    messages = list(context.get_messages())
+    log.info("%d messages", len(messages))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=messages + [HELLO]))
+"""
+    fixed = _fixed(text)
+    assert "    messages = list(context.get_messages())\n" in fixed
+    assert "LLMMessagesAppendFrame(messages=[HELLO])" in fixed
+
+
+def test_frames_fixed_together_leave_the_replaced_frame_unimported() -> None:
+    # each fix sees the other Update frames use the name: they run one per pass, and the
+    # last one drops LLMMessagesUpdateFrame from the import (ruff's F401)
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def trim(worker, context):
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages[-6:]))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages[-4:]))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages + [HI]))
+"""
+    fixed = _fixed(text)
+    assert fixed.startswith("from pipecat.frames.frames import LLMMessagesAppendFrame, LLMMessagesTransformFrame\n")
+    assert "LLMMessagesUpdateFrame" not in fixed
