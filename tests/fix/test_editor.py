@@ -160,7 +160,7 @@ def test_a_crash_in_the_editor_is_rtl902_with_the_traceback_when_debugging(tmp_p
     [
         ("import asyncio\n\nfrom x import y\n", "from x import y\n"),  # the module's first statement
         ("# header\n\nimport asyncio\n\nimport os\n", "# header\n\nimport os\n"),  # after the header
-        ('"""Doc."""\n\nimport asyncio\n\nimport os\n', '"""Doc."""\n\nimport os\n'),  # not the first: its lines above go
+        ('"""Doc."""\n\nimport asyncio\n\nimport os\n', '"""Doc."""\n\nimport os\n'),  # its lines above go
         ("def f():\n    a = 1\n\n    return 2\n", "def f():\n    return 2\n"),  # a block's first
     ],
 )
