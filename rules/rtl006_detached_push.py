@@ -36,12 +36,14 @@ class DetachedPush(Rule):
     where `_save` ends with `self._context.set_messages(messages)`). The helper must be defined
     in the file (an async method of the class, or of a base in the file, called on `self`; an
     async function nested in the spawning function or at module level; not decorated) and
-    write back, outside any nested function, a name that provably holds the copy: a parameter
-    it never rebinds whose argument at the spawn is a copy, or, for a nested helper, the
-    enclosing function's copy it reads as a free variable. Its write is
-    `set_messages(name)` or `transform_messages(lambda _: name)` on a shared context (by the
-    options, or the argument the caller passes for it), or the push of an
-    `LLMMessagesUpdateFrame(messages=name)`.
+    write back, outside any nested function, a value that provably comes from the copy: a
+    parameter whose argument at the spawn is a copy, as it is (not rebound) or anything the
+    helper computes from it (`[messages[0], summary_of(messages)]`, an awaited filter of it),
+    or, for a nested helper, the enclosing function's copy taken before the spawn. Its write
+    is `set_messages(value)` or `transform_messages(lambda _: value)` on a shared context (by
+    the options, or the argument the caller passes for it), or the push of an
+    `LLMMessagesUpdateFrame(messages=value)` or of an `LLMMessagesTransformFrame` whose
+    function ignores its argument and returns the value.
 
     ## Why is this bad?
     The push starts later and runs concurrently with what follows. A `generate_reply()`

@@ -6,12 +6,14 @@ the copy (the user's turn, a tool call, a reply) is replaced by the copy.
 
 The helper must be defined in the file (an async method of the class or of a base in the file
 called on `self`, or an async function nested in the spawning function or at module level,
-undecorated) and must write back, outside any nested function, a name that provably holds the
-copy: a parameter it never rebinds whose argument at the spawn carries a copy, or a free
-variable of a nested helper whose binding reaching the spawn does. A write is
-`<shared context>.set_messages(name)`, `transform_messages(lambda _: name)` (ignoring its
-argument) or the push of an `LLMMessagesUpdateFrame(messages=name)`. A write RTL005 already
-reports in the helper (a closure's copy written after an await) is left to it.
+undecorated) and must write back, outside any nested function, a value that provably comes
+from the copy: a parameter whose argument at the spawn carries a copy, or anything the helper
+computes from it (its flow: `_parameter_flow`), or a nested helper's copy of the enclosing
+function, taken before the spawn. A write is `<shared context>.set_messages(value)`,
+`transform_messages(lambda _: value)` (ignoring its argument) or the push of an
+`LLMMessagesUpdateFrame(messages=value)` or of a Transform frame ignoring its argument. A
+write RTL005 already reports in the helper (a closure's copy written after an await, or in a
+frame) is left to it.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from rtlint.core.astnodes import walk
+
 from ..._analysis.index import Function, FunctionNode, parameters
-from ..._analysis.values import COPY, Copy, local_names
-from . import DIRECT_WRITES, PUSHES, UPDATE, Module, frame_argument, frame_of
+from ..._analysis.values import Copy, FlowRules, ValueFlow, local_names
+from . import DIRECT_WRITES, PUSHES, TRANSFORM, UPDATE, Module, frame_argument, frame_of
 from .writes import ignored_argument, stale_writes
 
 
@@ -43,19 +47,22 @@ def spawned_write(module: Module, function: Function, spawn: ast.Call, coroutine
         return None
     helper, bound = resolved
     flow = module.flow(function)
-    own = local_names(helper.node)
+    carried = _parameter_flow(module, helper)
+    first = parameters(helper.node)[0].arg if bound and parameters(helper.node) else None
     for write, written, receiver in _writes(module, helper):
-        name = written.id
-        if name in {a.arg for a in parameters(helper.node)}:
-            if _rebound(module, helper, name):
-                continue
-            argument = _argument(coroutine, helper.node, bound, name)
+        copies: list[Copy] = []
+        name = ""
+        for parameter in sorted(carried.origins(written) - {first}):  # a parameter, or computed from one
+            argument = _argument(coroutine, helper.node, bound, parameter)
             copies = flow.copies_in(argument) if argument is not None else []
-        elif name not in own and helper.outer is function:  # the closure's copy
-            keys = flow.origins_of_name(name, spawn)
-            copies = [flow.copy(k[1]) for k in sorted(keys, key=str) if k[0] == COPY]
-        else:
-            continue
+            if copies:
+                name = parameter
+                break
+        if not copies and helper.outer is function:  # the enclosing function's copy, read by the closure
+            inner = module.flow(helper)
+            outer = [c for c in inner.copies_in(written) if id(c.node) in flow.copy_of]
+            if outer and _before(module, function, spawn, outer[0]):
+                copies, name = outer, _copy_name(written, inner, outer[0])
         if not copies or not _shared(module, function, helper, coroutine, bound, receiver):
             continue
         if any(s.call is write for s in stale_writes(module, helper)):
@@ -95,19 +102,61 @@ def _helper(module: Module, function: Function, callee: ast.expr) -> tuple[Funct
     return (helper, bound) if helper is not None else None
 
 
+def _parameter_flow(module: Module, helper: Function) -> ValueFlow:
+    """Which of the helper's parameters a value carries: the parameter itself, or anything
+    computed from it (a slice, a list of its items, a summary or inference of it, awaited)."""
+
+    def carries(call: ast.Call, origins) -> frozenset:
+        parts = [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(call.func, ast.Attribute):
+            parts.append(call.func.value)
+        found: set = set()
+        for part in parts:
+            found |= origins(part)
+        return frozenset(found)
+
+    return module.file.memo(
+        ("rules._frameworks.pipecat.helpers", id(helper.node)),
+        lambda: ValueFlow(
+            module.graph(helper),
+            helper.node,
+            lambda node: frozenset({node.arg}) if isinstance(node, ast.arg) else frozenset(),
+            FlowRules(carries=carries),
+        ),
+    )
+
+
+def _before(module: Module, function: Function, spawn: ast.Call, copy: Copy) -> bool:
+    """The closure's copy is made before the spawn (on some path)."""
+    g = module.graph(function)
+    return id(copy.node) in g.point_of and g.precedes(copy.node, spawn)
+
+
+def _copy_name(written: ast.expr, inner, copy: Copy) -> str:
+    """The name the helper reads the copy by (the first name in the written value carrying it)."""
+    for node in walk(written):
+        if isinstance(node, ast.Name) and any(c is copy for c in inner.copies_in(node)):
+            return node.id
+    return ast.unparse(written) if len(ast.unparse(written)) < 40 else "the copy"
+
+
 def _writes(module: Module, helper: Function):
-    """(the write, the name it writes back, the context it writes or None for a frame) of the
-    helper's writes of a plain name."""
+    """(the write, the value it writes back, the context it writes or None for a frame) of the
+    helper's writes: `set_messages(v)`, `transform_messages(lambda _: v)`, and the pushes of an
+    `LLMMessagesUpdateFrame(messages=v)` or of a Transform frame that ignores its argument."""
     pushed = _pushed_frames(module, helper)
     for call in module.calls(helper):
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr in DIRECT_WRITES and call.args:
             written = call.args[0] if func.attr == "set_messages" else ignored_argument(call.args[0])
-            if isinstance(written, ast.Name):
+            if written is not None:
                 yield call, written, func.value
-        elif frame_of(call) == UPDATE and id(call) in pushed:
-            written = frame_argument(call, "messages")
-            if isinstance(written, ast.Name):
+        elif frame_of(call) in (UPDATE, TRANSFORM) and id(call) in pushed:
+            if frame_of(call) == UPDATE:
+                written = frame_argument(call, "messages")
+            else:
+                written = ignored_argument(frame_argument(call, "transform"))
+            if written is not None:
                 yield call, written, None
 
 
@@ -130,12 +179,6 @@ def _pushed_frames(module: Module, helper: Function) -> set[int]:
         if frame is not None:
             found.add(id(frame))
     return found
-
-
-def _rebound(module: Module, helper: Function, name: str) -> bool:
-    """A parameter the helper binds again (`messages = ...`): what it writes may not be the copy."""
-    definitions = module.flow(helper).by_name.get(name, ())
-    return any(d.kills and not isinstance(d.node, ast.arg) for d in definitions)
 
 
 def _argument(call: ast.Call, helper: ast.AST, bound: bool, name: str) -> ast.expr | None:
@@ -168,8 +211,8 @@ def _refused(module, function, helper, spawn, write, receiver, copy: Copy) -> st
     """Why `await <helper>` in place would still write back a stale copy, else None."""
     if receiver is None:
         return (
-            "the helper pushes an LLMMessagesUpdateFrame of the copy, applied after every frame queued ahead of "
-            "it however it is awaited; push an LLMMessagesTransformFrame that computes from its argument"
+            f"the helper pushes {frame_of(write)} of the copy, applied after every frame queued ahead of it "
+            f"however it is awaited; push an LLMMessagesTransformFrame that computes from its argument"
         )
     g = module.graph(helper)
     awaits = g.awaits_between(None, g.locate(write), write)
