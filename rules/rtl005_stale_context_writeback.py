@@ -161,6 +161,11 @@ class StaleContextWriteback(Rule):
     edits only append (`copy.append(x)`, `copy.extend(xs)`, each once on every path) becomes
     `transform_messages(lambda current: [*current, x, *xs])` at the same place, after the last
     await, and an appended expression is bound to `added_message` first so the copy keeps it.
+    A frame fix removes what it leaves unused (ruff's F841): the copy's binding, and a binding
+    the Transform's function now computes (`kept = [...]`), when nothing else reads them and
+    their value does nothing but read and copy (`list(...)`, `.copy()`, `get_messages()`, a
+    slice, a list display); a binding whose value may do more (a call of your own) is kept,
+    for you to remove. A frame's name no longer used leaves the import.
 
     ## Fix safety
     No fix, and the message says why, when an edit removes, reorders or transforms the

@@ -10,8 +10,9 @@ The layout rules, rtlint's own:
   except the comments at the start of the module up to its last blank line (the header:
   a shebang, a licence), and the comments after a compound statement that are indented
   deeper than what follows it (they stay with the block they close);
-- a removed statement goes with its leading lines; a block left empty gets `pass`, except an
-  `else:` or a `finally:` (beside handlers), which is dropped with its header line;
+- a removed statement goes with its leading lines (the first statements of a block, with the
+  blank lines after them too); a block left empty gets `pass`, except an `else:` or a
+  `finally:` (beside handlers), which is dropped with its header line;
 - a moved statement takes its comments along (not its blank lines); re-indenting code
   shifts every line that starts with the indentation of the code moved (statements,
   bracketed or backslash continuations, comments), and leaves the others (a comment at
@@ -580,7 +581,15 @@ class Editor(EditLog):
         # a region per edit, so that the line-length fit (`fit(new, old)`) sees each one
         for start, stop, op in ops:
             text = self._op_text(regions, block, start, stop, op, indent)
-            regions.put(self._boundary(block, start), self._boundary(block, stop), text)
+            end = self._boundary(block, stop)
+            if op[0] == "remove" and start == 0 and stop < len(statements) and all(o[0] != stop for o in ops):
+                # the block's first statements removed: the blank lines after them go too (the
+                # next statement starts the block, or the module after its header)
+                while (
+                    end < len(self.lines) and not self.lines[end].strip() and end < self._first_line(statements[stop])
+                ):
+                    end += 1
+            regions.put(self._boundary(block, start), end, text)
 
     def _emptied(self, regions: Regions, block: _Block, indent: str) -> None:
         """Every statement of the block removed: an `else:` (or a `finally:` beside handlers)

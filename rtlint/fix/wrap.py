@@ -108,12 +108,38 @@ def fit(source: str, indent: str, unit: str, limit: int, header: bool = False) -
         return None
     if leaves[0].value in ("def", "class", "@", "async") and any(leaf.value == "def" for leaf in leaves[:2]):
         return None
+    if leaves[0].value == "from" and not header:
+        return _fit_import(leaves, comment, indent, unit, limit)
     _optional_parentheses(leaves, header)
+    return _broken(leaves, comment, indent, unit, limit)
+
+
+def _fit_import(leaves: list[Leaf], comment: str, indent: str, unit: str, limit: int) -> str | None:
+    """`from M import a, b` that does not fit: parenthesized, one name a line with a trailing
+    comma, as black and ruff format it (a parenthesized one is split like any bracket)."""
+    at = next((i for i, leaf in enumerate(leaves) if leaf.value == "import"), None)
+    if at is None or at + 1 >= len(leaves) or leaves[at + 1].value == "(":
+        return None if at is None else _broken(leaves, comment, indent, unit, limit)
+    text = indent + _render(leaves) + (f"  {comment}" if comment else "")
+    if len(text.expandtabs()) <= limit:
+        return text
+    if comment:
+        return None
+    names: list[list[Leaf]] = [[]]
+    for leaf in leaves[at + 1 :]:
+        if leaf.value == ",":
+            names.append([])
+        else:
+            names[-1].append(leaf)
+    body = "".join(f"{indent}{unit}{_render(name)},\n" for name in names if name)
+    return f"{indent}{_render(leaves[: at + 1])} (\n{body}{indent})"
+
+
+def _broken(leaves: list[Leaf], comment: str, indent: str, unit: str, limit: int) -> str:
     _link(leaves)
     line = Line(leaves, 0, comment=comment)
     width = limit - len(indent.expandtabs())
-    out = [indent + unit * part.depth + text for part, text in _transform(line, width, unit)]
-    return "\n".join(out)
+    return "\n".join(indent + unit * part.depth + text for part, text in _transform(line, width, unit))
 
 
 # -- tokens ---------------------------------------------------------------------------------
@@ -570,10 +596,11 @@ def _parse_region(code: str):
 def fit_changed(
     original: str, fixed: str, limit: int, unit: str, tree=None, parse=None
 ) -> tuple[str, list[tuple[int, int]]]:
-    """`fixed` with every statement the fix added or moved (all of its lines differ from
-    `original`) and that has a line longer than `limit` broken as black would break it;
-    lines the fix did not touch are kept. Returns the text and, for each broken statement,
-    (the 1-based line after it in `fixed`, how many lines it grew by), to move findings.
+    """`fixed` with every statement that has a line the fix added, moved or changed (it
+    differs from `original`) longer than `limit` broken as black would break it, the whole
+    statement (a fix inside a multi-line call); statements the fix did not touch are kept.
+    Returns the text and, for each broken statement, (the 1-based line after it in `fixed`,
+    how many lines it grew by), to move findings.
     `tree` is the `ast` tree of `fixed` if known (it is parsed, by `parse`, only when a line
     is too long)."""
     import ast
@@ -592,8 +619,8 @@ def fit_changed(
     done: dict[int, tuple[int, list[str]]] = {}
     for index in long:
         span = max((s for s in spans if s[0] <= index <= s[1]), default=None, key=lambda s: s[0])
-        if span is None or span[0] in done or not all(i in changed for i in range(span[0], span[1] + 1)):
-            continue
+        if span is None or span[0] in done:
+            continue  # a statement the fix changed in part is broken whole, as a formatter would
         start, end, header = span
         source = "".join(lines[start : end + 1])
         first = lines[start]

@@ -409,7 +409,25 @@ class AliasFlow(ValueFlow):
         return any(k[0] == LIVE for k in keys) and not any(k[0] == COPY for k in keys)
 
     def copies_in(self, node: ast.AST | None) -> list[Copy]:
-        return [self.copy_of[k[1]] for k in sorted(self.origins(node), key=str) if k[0] == COPY]
+        return [self.copy(k[1]) for k in sorted(self.origins(node), key=str) if k[0] == COPY]
+
+    def copy(self, key: int) -> Copy:
+        """The copy a `(COPY, key)` origin names: made in this function, or in an enclosing
+        one whose copy a closure reads (a free variable)."""
+        flow: AliasFlow | None = self
+        while flow is not None:
+            if key in flow.copy_of:
+                return flow.copy_of[key]
+            flow = flow.outer if isinstance(flow.outer, AliasFlow) else None
+        raise KeyError(key)
+
+    def _live_node(self, key: int) -> ast.AST | None:
+        flow: AliasFlow | None = self
+        while flow is not None:
+            if key in flow.live_nodes:
+                return flow.live_nodes[key]
+            flow = flow.outer if isinstance(flow.outer, AliasFlow) else None
+        return None
 
     def origins(self, node: ast.AST | None) -> frozenset:
         if node is None:
@@ -461,9 +479,9 @@ class AliasFlow(ValueFlow):
         reads: list[ast.AST] = []
         for kind, key in sorted(inner, key=str):
             if kind == LIVE:  # read where the live list is
-                reads.append(self.live_nodes.get(key, node))
+                reads.append(self._live_node(key) or node)
             else:
-                source = self.copy_of[key]
+                source = self.copy(key)
                 reads.extend(source.reads)
                 exact = exact and source.exact
         known = self.copy_of.get(id(node))

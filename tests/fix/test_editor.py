@@ -153,3 +153,21 @@ def test_a_crash_in_the_editor_is_rtl902_with_the_traceback_when_debugging(tmp_p
     assert "RTL902" in run.stdout + run.stderr and "Traceback (most recent call last)" in run.stderr
     assert "the editor broke on purpose" in run.stderr
     assert target.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import asyncio\n\nfrom x import y\n", "from x import y\n"),  # the module's first statement
+        ("# header\n\nimport asyncio\n\nimport os\n", "# header\n\nimport os\n"),  # after the header
+        ('"""Doc."""\n\nimport asyncio\n\nimport os\n', '"""Doc."""\n\nimport os\n'),  # its lines above go
+        ("def f():\n    a = 1\n\n    return 2\n", "def f():\n    return 2\n"),  # a block's first
+    ],
+)
+def test_a_removed_first_statement_takes_the_blank_lines_after_it(text: str, expected: str) -> None:
+    tree = ast.parse(text)
+    editor = Editor(text, tree)
+    editor.begin()
+    path = (("body", 0), ("body", 0)) if text.startswith("def") else (("body", 1 if text.startswith('"') else 0),)
+    editor.remove(editor.locate(path))
+    assert editor.rendered() == expected

@@ -176,3 +176,43 @@ def test_only_statements_the_fix_added_or_moved_are_broken() -> None:
 
 def test_nothing_to_break() -> None:
     assert fit_changed(ORIGINAL, FIXED, 100, "    ") == (FIXED, [])
+
+
+def test_a_statement_the_fix_changed_in_part_is_broken_whole() -> None:
+    # the fix changed one line of a multi-line call and made it too long: the whole call is
+    # broken again, as black and ruff format break it (its unchanged lines included)
+    original = """async def f(self):
+    await self.push(
+        Update(messages=[clean(m) for m in context.messages]),
+        direction,
+    )
+"""
+    fixed = """async def f(self):
+    await self.push(
+        Transform(transform=lambda messages: [clean(m) for m in messages]),
+        direction,
+    )
+"""
+    text, shifts = fit_changed(original, fixed, 72, "    ")
+    assert (
+        text
+        == """async def f(self):
+    await self.push(
+        Transform(
+            transform=lambda messages: [clean(m) for m in messages]
+        ),
+        direction,
+    )
+"""
+    )
+    assert shifts == [(6, 2)]
+
+
+def test_a_from_import_that_does_not_fit_is_parenthesized_one_name_a_line() -> None:
+    source = "from pipecat.frames.frames import LLMMessagesAppendFrame, LLMMessagesTransformFrame as T"
+    assert fit(source, "", "    ", 60) == (
+        "from pipecat.frames.frames import (\n    LLMMessagesAppendFrame,\n    LLMMessagesTransformFrame as T,\n)"
+    )
+    assert fit("from a import b, c", "", "    ", 60) == "from a import b, c"
+    assert fit("from a import (b, c)  # keep", "", "    ", 10) is not None  # bracketed: split as any bracket
+    assert fit("from aaaa import bbbb, cccc  # a comment", "", "    ", 20) is None

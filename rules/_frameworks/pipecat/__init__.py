@@ -122,6 +122,12 @@ def push_tokens() -> tuple:
     return _words(tuple(sorted(f.encode() for f in CONTEXT_FRAMES)))
 
 
+def spawn_tokens() -> tuple:
+    """RTL006's alternative: a context frame named in the file, or a direct write (a spawned
+    helper that writes the context back)."""
+    return _words(tuple(sorted([*(f.encode() for f in CONTEXT_FRAMES), *(w.encode() for w in DIRECT_WRITES)])))
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     context_names: frozenset[str]
@@ -317,6 +323,7 @@ __all__ = [
     "frame_of",
     "owns",
     "push_tokens",
+    "spawn_tokens",
     "tokens",
     "write_tokens",
 ]

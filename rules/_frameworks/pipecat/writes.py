@@ -24,9 +24,20 @@ from rtlint.fix.imports import from_import_with
 from ... import _appfix as fx
 from ..._analysis.cfg import Point
 from ..._analysis.flags import fresh, names_in
-from ..._analysis.index import Function
+from ..._analysis.index import Function, final_name
 from ..._analysis.values import COPY, AliasFlow, Copy
-from . import APPEND, DIRECT_WRITES, LIST_EDITS, TRANSFORM, UPDATE, Module, frame_argument, frame_of
+from . import (
+    APPEND,
+    DIRECT_WRITES,
+    EXACT_COPIES,
+    FRAMES_MODULE,
+    LIST_EDITS,
+    TRANSFORM,
+    UPDATE,
+    Module,
+    frame_argument,
+    frame_of,
+)
 
 
 @dataclass
@@ -68,7 +79,7 @@ def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
             receiver = call.func.value
             if not (module.is_shared_context(receiver, function) or flow.live(receiver)):
                 continue
-            written = call.args[0] if call.func.attr == "set_messages" else _ignored_argument(call.args[0])
+            written = call.args[0] if call.func.attr == "set_messages" else ignored_argument(call.args[0])
             for copy in flow.copies_in(written) if written is not None else []:
                 awaits = _awaits(module, function, copy, call)
                 if awaits:
@@ -80,10 +91,10 @@ def stale_writes(module: Module, function: Function) -> Iterator[StaleWrite]:
 def _written(call: ast.Call, frame: str) -> ast.expr | None:
     if frame == UPDATE:
         return frame_argument(call, "messages")
-    return _ignored_argument(frame_argument(call, "transform"))
+    return ignored_argument(frame_argument(call, "transform"))
 
 
-def _ignored_argument(function: ast.AST | None) -> ast.expr | None:
+def ignored_argument(function: ast.AST | None) -> ast.expr | None:
     """The body of a one-argument lambda that never reads its argument (a list computed
     outside it), else None."""
     if not (isinstance(function, ast.Lambda) and len(function.args.args) == 1):
@@ -112,7 +123,7 @@ def _is_exact(flow: AliasFlow, node: ast.AST) -> bool:
     if flow.live(node):
         return True
     keys = flow.origins(node)
-    return bool(keys) and all(k[0] == COPY and flow.copy_of[k[1]].exact for k in keys)
+    return bool(keys) and all(k[0] == COPY and flow.copy(k[1]).exact for k in keys)
 
 
 def _carries(flow: AliasFlow, node: ast.AST) -> bool:
@@ -131,11 +142,17 @@ def _frame_plan(module, function, flow, call, frame, written) -> fx.Plan:
         parameter = fresh("messages", names_in(computed))
         body = _replaced(module.file, computed, [(source, parameter)])
         new = f"{'transform=' if keyword is not None else ''}lambda {parameter}: {body}"
-        return _frame_edit(module, call, TRANSFORM, keyword or value, new)
+        if computed is written:  # the list is no longer read here
+            dropped = _dead_bindings(module, function, flow, call, [source], moved=[])
+        else:  # the frame's function computes the binding's value: the binding goes, its list read with it
+            dropped = _dead_bindings(module, function, flow, call, [written], moved=[(computed, source)])
+        return _frame_edit(module, call, TRANSFORM, keyword or value, new, dropped)
     added = _added(module, flow, written)
     if added is not None:
         text = f"{'messages=' if keyword is not None else ''}{added}"
-        return _frame_edit(module, call, APPEND, keyword or value, text)
+        copied = written.left if isinstance(written, ast.BinOp) else written.elts[0].value
+        dropped = _dead_bindings(module, function, flow, call, [copied], moved=[])
+        return _frame_edit(module, call, APPEND, keyword or value, text, dropped)
     return fx.no_fix(
         "the messages are not a comprehension, map or filter of the context's list, nor the list plus new "
         "messages; build them in an LLMMessagesTransformFrame's function from the list it is given"
@@ -205,9 +222,84 @@ def _added(module: Module, flow: AliasFlow, value: ast.expr) -> str | None:
     return None
 
 
-def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, text: str) -> fx.Plan:
+def _dead_bindings(module, function, flow, call, gone, moved) -> list[ast.stmt]:
+    """The bindings the fix leaves unused (ruff's F841), to remove with it: a name no longer
+    read once `gone` (expressions the fix takes out of the frame) are, bound once by a plain
+    `name = <value>` statement whose value has no effect (a name, an attribute, a slice, a
+    list display, `list(...)`, `copy(...)`, `.copy()`, `get_messages(...)`, a live call),
+    and read nowhere else in the function. `moved` are (a binding's value, its part the fix
+    replaces) for a binding whose value the fix writes elsewhere (a Transform's function):
+    only that part's reads go with it. A binding whose value may have an effect is kept."""
+    removed: set[int] = {id(n) for g in gone for n in walk(g)}
+    dropped: list[ast.stmt] = []
+    queue = [n for g in gone for n in walk(g) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    while queue:
+        name = queue.pop(0)
+        definitions = flow.by_name.get(name.id, ())
+        if len(definitions) != 1 or isinstance(definitions[0].node, ast.arg):
+            continue
+        target = definitions[0].node
+        statement = module.index.parents.get(id(target))
+        if not (isinstance(statement, ast.Assign) and statement.targets == [target]):
+            continue
+        if statement in dropped or module.index.statement_of(call) is statement:
+            continue
+        reads = [
+            n
+            for n in walk(function.node)
+            if isinstance(n, ast.Name) and n.id == name.id and id(n) not in removed and n is not target
+        ]
+        if reads:
+            continue
+        value = statement.value
+        move = next((part for whole, part in moved if whole is value), None)
+        if move is None and not _without_effect(module, value):
+            continue  # kept: its value may do something (the page says so)
+        dropped.append(statement)
+        removed.update(id(n) for n in walk(statement))
+        leaving = [move] if move is not None else [value]
+        queue += [n for part in leaving for n in walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return dropped
+
+
+def _without_effect(module: Module, value: ast.AST) -> bool:
+    """A value whose computation does nothing but read and copy (`list(x)`, `x.copy()`,
+    `ctx.get_messages()`, `x[-6:]`, `[*x, m]`, `x + [m]`)."""
+    if isinstance(value, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(value, ast.Attribute):
+        return _without_effect(module, value.value)
+    if isinstance(value, ast.Subscript):
+        return _without_effect(module, value.value) and _without_effect(module, value.slice)
+    if isinstance(value, ast.Slice):
+        return all(p is None or _without_effect(module, p) for p in (value.lower, value.upper, value.step))
+    if isinstance(value, ast.UnaryOp):
+        return _without_effect(module, value.operand)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return all(_without_effect(module, e) for e in value.elts)
+    if isinstance(value, ast.Starred):
+        return _without_effect(module, value.value)
+    if isinstance(value, ast.Dict):
+        return all(_without_effect(module, v) for v in [*value.keys, *value.values] if v is not None)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return _without_effect(module, value.left) and _without_effect(module, value.right)
+    if isinstance(value, ast.Call):
+        name = final_name(value.func)
+        reads = EXACT_COPIES | {"get_messages"} | module.vocabulary.live_calls
+        if name not in reads:
+            return False
+        parts = [*value.args, *(k.value for k in value.keywords)]
+        if isinstance(value.func, ast.Attribute):
+            parts.append(value.func.value)
+        return all(_without_effect(module, p) for p in parts)
+    return False
+
+
+def _frame_edit(
+    module: Module, call: ast.Call, frame: str, target: ast.AST, text: str, dropped: list[ast.stmt]
+) -> fx.Plan:
     """The frame's constructor renamed to `frame` and `target` (its first field) written `text`,
-    with the frame's import added where the file has none."""
+    with the frame's import added where the file has none, and the `dropped` bindings removed."""
     file = module.file
     named = module.frame_import(frame) if isinstance(call.func, ast.Name) else (frame, None)
     if named is None:
@@ -221,8 +313,29 @@ def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, tex
     unused = replaced is not None and replaced != name and _uses(file.tree, replaced) == 1
     statement = from_import_with(after, file.segment(after), name, replaced if unused else None) if after else None
 
+    dropped_paths = [file.path_of(statement) for statement in dropped]
+
+    holder = _holder(file.tree, replaced) if replaced is not None and replaced != name and after is None else None
+    holder_path = file.path_of(holder) if holder is not None else None
+    kept_names = [a.name + (f" as {a.asname}" if a.asname else "") for a in holder.names] if holder else []
+    kept_names = [n for n in kept_names if n != replaced]
+    rewritten = None
+    if holder is not None and unused and kept_names:
+        rewritten = from_import_with(holder, file.segment(holder), kept_names[0], replaced)
+
     def apply(editor) -> None:
         editor.replace_segments(editor.locate(path), [(call.func, head), (target, text)])
+        for dropped_path in dropped_paths:
+            editor.remove(editor.locate(dropped_path))
+        if holder is not None:  # the new frame is imported already: the replaced one may go
+            located = editor.locate(holder_path)
+            if not unused:  # other frames use it: edited unchanged, so that these fixes run one per
+                editor.replace_spans(located, [])  # pass and the last one's import drops the name
+            elif not kept_names:
+                editor.remove(located)
+            elif rewritten is not None:
+                (row, column), (end_row, end_column) = editor.position(holder, "start"), editor.position(holder, "end")
+                editor.replace_spans(located, [(row, column, end_row, end_column, rewritten)])
         if after is None:
             return
         if statement is not None:  # the file's import of the frames, with the name in its order
@@ -233,6 +346,15 @@ def _frame_edit(module: Module, call: ast.Call, frame: str, target: ast.AST, tex
             editor.replace_spans(editor.locate(import_path), [(row, column, row, column, f", {name}")])
 
     return fx.Plan("safe", "", [apply])
+
+
+def _holder(tree: ast.Module, name: str) -> ast.ImportFrom | None:
+    """The module-level `from pipecat.frames.frames import ...` that binds `name`."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == FRAMES_MODULE:
+            if any((a.asname or a.name) == name and not a.asname for a in stmt.names):
+                return stmt
+    return None
 
 
 def _uses(tree: ast.Module, name: str) -> int:
@@ -367,4 +489,4 @@ def _edits_between(module, function, flow, name, copy, call) -> Iterator[tuple[a
                         yield node, node
 
 
-__all__ = ["StaleWrite", "stale_writes"]
+__all__ = ["StaleWrite", "ignored_argument", "stale_writes"]

@@ -1,0 +1,140 @@
+"""Pipecat's fixes fit the project's line length and leave nothing unused (issue 21's
+follow-ups): a fix inside an already multi-line push is broken whole to the width, as the
+fallback wrap (rtlint/fix/wrap.py) breaks it, and so is the frames import it grows."""
+
+from __future__ import annotations
+
+from rtlint.api import fix_source
+from rtlint.engine import config as config_module
+from tests.support.cli import FIXTURES
+
+CONFIG = config_module.load(None, FIXTURES)  # line-length 88
+
+DEEP = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+from pipecat.processors.frame_processor import FrameProcessor
+
+
+class Redactor(FrameProcessor):
+    async def process_frame(self, frame, direction, context):
+        if frame:
+            await self.push_frame(
+                LLMMessagesUpdateFrame(messages=[clean(m) for m in context.messages]),
+                direction,
+            )
+"""
+
+
+def _fixed(text: str, unsafe: bool = False) -> str:
+    result = fix_source(text, "example.py", config=CONFIG, unsafe=unsafe)
+    assert result.failure is None
+    assert result.text != text
+    return result.text
+
+
+def test_a_transform_fix_inside_a_multi_line_push_fits_the_line_length() -> None:
+    fixed = _fixed(DEEP)
+    assert max(len(line) for line in fixed.splitlines()) <= 88
+    assert (
+        """            await self.push_frame(
+                LLMMessagesTransformFrame(
+                    transform=lambda messages: [clean(m) for m in messages]
+                ),
+                direction,
+            )
+"""
+        in fixed
+    )
+
+
+def test_a_grown_frames_import_is_parenthesized_to_the_line_length() -> None:
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame, TTSSpeakFrame
+from pipecat.processors.frame_processor import FrameProcessor
+
+
+class Redactor(FrameProcessor):
+    async def process_frame(self, frame, direction, context):
+        await self.push_frame(LLMMessagesUpdateFrame(messages=context.messages + [HI]))
+        await self.push_frame(TTSSpeakFrame("ok"))
+
+    async def reset(self):
+        await self.push_frame(LLMMessagesUpdateFrame(messages=[SYSTEM]))
+"""
+    assert max(len(line) for line in text.splitlines()) <= 88
+    fixed = _fixed(text)
+    assert fixed.startswith(
+        "from pipecat.frames.frames import (\n"
+        "    LLMMessagesAppendFrame,\n"
+        "    LLMMessagesUpdateFrame,\n"
+        "    TTSSpeakFrame,\n"
+        ")\n"
+    )
+    assert max(len(line) for line in fixed.splitlines()) <= 88
+
+
+def test_the_fixed_pipecat_fixtures_leave_no_unused_import_or_binding() -> None:
+    # ruff's F401 (an import) and F841 (a local binding): a Transform or Append fix takes the
+    # copy's only read away, and awaiting a spawn in place takes `asyncio`'s
+    import subprocess
+    import sys
+
+    fixed = sorted(str(p) for p in FIXTURES.glob("RTL00[5-8]/*pipecat*.fixed.py"))
+    assert len(fixed) >= 10
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select", "F401,F841", *fixed],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_a_copy_bound_for_the_frame_alone_goes_with_the_bindings_computed_from_it() -> None:
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def forget(worker, context):
+    copy = list(context.get_messages())
+    kept = [m for m in copy if m["role"] != "tool"]
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=kept))
+"""
+    assert _fixed(text) == (
+        """from pipecat.frames.frames import LLMMessagesTransformFrame
+
+
+async def forget(worker, context):
+    await worker.queue_frame(
+        LLMMessagesTransformFrame(
+            transform=lambda messages: [m for m in messages if m["role"] != "tool"]
+        )
+    )
+"""
+    )
+
+
+def test_a_copy_read_elsewhere_too_is_kept() -> None:
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def greet(worker, context, log):
+    messages = list(context.get_messages())
+    log.info("%d messages", len(messages))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=messages + [HELLO]))
+"""
+    fixed = _fixed(text)
+    assert "    messages = list(context.get_messages())\n" in fixed
+    assert "LLMMessagesAppendFrame(messages=[HELLO])" in fixed
+
+
+def test_frames_fixed_together_leave_the_replaced_frame_unimported() -> None:
+    # each fix sees the other Update frames use the name: they run one per pass, and the
+    # last one drops LLMMessagesUpdateFrame from the import (ruff's F401)
+    text = """from pipecat.frames.frames import LLMMessagesUpdateFrame
+
+
+async def trim(worker, context):
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages[-6:]))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages[-4:]))
+    await worker.queue_frame(LLMMessagesUpdateFrame(messages=context.messages + [HI]))
+"""
+    fixed = _fixed(text)
+    assert fixed.startswith("from pipecat.frames.frames import LLMMessagesAppendFrame, LLMMessagesTransformFrame\n")
+    assert "LLMMessagesUpdateFrame" not in fixed
