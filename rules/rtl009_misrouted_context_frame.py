@@ -20,6 +20,7 @@ _LOST = {
     "LLMMessagesUpdateFrame": "its messages never reach the context",
     "LLMMessagesTransformFrame": "its transform never runs on the context",
     "LLMRunFrame": "the completion never runs",
+    "LLMContextFrame": "it never reaches the LLM and the completion never runs",
 }
 
 
@@ -27,19 +28,21 @@ class MisroutedContextFrame(Rule):
     """
     ## What it does
     On Pipecat, finds a context frame (`LLMMessagesAppendFrame`, `LLMMessagesUpdateFrame`,
-    `LLMMessagesTransformFrame`, `LLMRunFrame`) that a processor pushes away from every
-    aggregator: `FrameDirection.UPSTREAM` from a processor placed before the user aggregator,
-    or downstream (`push_frame`'s default) from one placed after the assistant aggregator, in a
-    `Pipeline([...])` of the same file.
+    `LLMMessagesTransformFrame`, `LLMRunFrame`, `LLMContextFrame`) that a processor pushes
+    away from every aggregator: `FrameDirection.UPSTREAM` from a processor placed before the
+    user aggregator, or downstream (`push_frame`'s default) from one placed after the
+    assistant aggregator, in a `Pipeline([...])` of the same file.
 
     ## Why is this bad?
     Only the aggregators apply these frames. In pipecat-ai 1.14.0 both the user and the
     assistant aggregator apply an Append, Update or Transform and answer an `LLMRunFrame` in
     either direction, and pass none of them on (`llm_response_universal.py`); every other
-    processor forwards them. A frame pushed the other way passes no aggregator and reaches the
-    pipeline's source or sink, where the worker drops it: the messages never reach the
-    context, the completion never runs, and nothing says so. A note appended by a processor
-    at the end of the pipeline ("the caller asked for a human") is simply gone.
+    processor forwards them. An `LLMContextFrame` is read by the LLM service, which sits
+    between the two aggregators; they pass it on. A frame pushed the other way passes no
+    aggregator and no LLM and reaches the pipeline's source or sink, where the worker drops
+    it: the messages never reach the context, the completion never runs, and nothing says so.
+    A note appended by a processor at the end of the pipeline ("the caller asked for a
+    human") is simply gone.
 
     ## Example
     ```python
@@ -66,15 +69,15 @@ class MisroutedContextFrame(Rule):
     ## Fix safety
     Safe for an Append, Update or Transform that does not run the LLM: the only change is that
     the messages land in the context, which is what the frame asks for. Unsafe for an
-    `LLMRunFrame` or a frame with `run_llm` not `False`: the fixed code also runs a completion
-    (the bot speaks) where it never did, at a moment nobody has heard it speak. No fix when the
-    file does not import `FrameDirection` by name.
+    `LLMRunFrame`, an `LLMContextFrame` or a frame with `run_llm` not `False`: the fixed code
+    also runs a completion (the bot speaks) where it never did, at a moment nobody has heard
+    it speak. No fix when the file does not import `FrameDirection` by name.
 
     ## What is read, and when the rule stays silent
     Precision first: a placement is read only where the file shows it beyond doubt.
     - The processor's class is defined in the file, has no subclass there, and every instance
       the file builds (inline, or bound once to a name) is placed in a `Pipeline([...])` list
-      written out in the same function (or a name bound once to such a list and used only
+      (`processors=` too) written out in the same function (or a name bound once to such a list and used only
       there), and that pipeline is handed to a `PipelineTask`/`PipelineWorker` (the root: a
       nested pipeline's ends lead to its parent). Not a bridged worker (its ends tee onto a bus),
       not a pipeline with its own `source=`/`sink=`, and not a file that handles
@@ -95,8 +98,8 @@ class MisroutedContextFrame(Rule):
       tests no frame for a context frame's type. A parameter, an attribute, a nested or
       parallel pipeline, an LLM service (a speech-to-speech one applies Appends itself), a
       conditional or starred element there: silent.
-    - `LLMContextFrame` is not reported: the aggregators pass it on in both directions; its
-      reader is the LLM service, which the rule does not place.
+    - What is on the way out is all the rule asks of an `LLMContextFrame`: the aggregators pass
+      it on, so only a known-forwarding way out (no LLM on it) says that no LLM reads it.
     """
 
     code = "RTL009"
@@ -259,7 +262,7 @@ def _plan(module, call: ast.Call, frame: ast.Call, upstream: bool) -> fx.Plan:
     file = module.file
     path = file.path_of(module.index.statement_of(call))
     direction = _direction(call)
-    runs = final_name(frame.func) == "LLMRunFrame" or any(
+    runs = final_name(frame.func) in ("LLMRunFrame", "LLMContextFrame") or any(
         k.arg == "run_llm" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
         for k in frame.keywords
     )

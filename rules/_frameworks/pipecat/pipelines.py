@@ -1,7 +1,8 @@
 """Where a processor sits in a Pipecat pipeline, read only where the file shows it beyond doubt
-(RTL009): a `Pipeline([...])` handed to a `PipelineTask`/`PipelineWorker` (the root pipeline,
-whose source and sink drop what reaches them, pipecat-ai 1.14.0 `PipelineWorker._source_push_frame`
-and `_sink_push_frame`), its list written out in the same function, and each element read as:
+(RTL009): a `Pipeline([...])` (or `processors=[...]`) handed to a `PipelineTask`/`PipelineWorker`
+(the root pipeline, whose source and sink drop what reaches them, pipecat-ai 1.14.0
+`PipelineWorker._source_push_frame` and `_sink_push_frame`), its list written out in the same
+function, and each element read as:
 
 - an aggregator: `<pair>.user()`/`.assistant()` of a name bound to `LLMContextAggregatorPair(...)`
   or `create_context_aggregator(...)`, one of the names unpacked from those, an
@@ -29,8 +30,9 @@ from . import APPEND, TRANSFORM, UPDATE
 USER, ASSISTANT, TRANSPARENT, OPAQUE = "user", "assistant", "transparent", "opaque"
 ROOTS = frozenset({"PipelineTask", "PipelineWorker"})
 PAIRS = frozenset({"LLMContextAggregatorPair", "create_context_aggregator"})
-# the frames the aggregators apply in either direction and do not pass on (llm_response_universal.py)
-MISROUTABLE = frozenset({APPEND, UPDATE, TRANSFORM, "LLMRunFrame"})
+# the frames the aggregators apply in either direction and do not pass on (llm_response_universal.py),
+# and the one they pass on to the LLM (which reads it from either direction)
+MISROUTABLE = frozenset({APPEND, UPDATE, TRANSFORM, "LLMRunFrame", "LLMContextFrame"})
 # words in a class name that say it may apply, hold or relay a context frame
 _OPAQUE_WORDS = ("LLM", "Aggregator", "Pipeline", "Switcher", "Realtime", "Live", "Gate", "Bridge", "Flow", "Context")
 
@@ -125,10 +127,11 @@ def root_pipelines(module) -> list[tuple[ast.Call, list[ast.expr]]]:
     for node in ast.walk(module.file.tree):
         if not (isinstance(node, ast.Call) and final_name(node.func) == "Pipeline"):
             continue
-        if len(node.args) != 1 or node.keywords:
+        given = [*node.args, *(k.value for k in node.keywords if k.arg == "processors")]
+        if len(given) != 1 or any(k.arg != "processors" for k in node.keywords):
             continue  # a source or a sink of one's own
         scopes = _scopes(module, node)
-        elements = _elements(scopes, node.args[0])
+        elements = _elements(scopes, given[0])
         if elements is not None and _is_root(module, scopes, node):
             found.append((node, elements))
     return found
@@ -217,7 +220,7 @@ def _may_take(module, cls: ClassInfo) -> bool:
         return True
     for node in module.index.class_nodes.get(id(cls.node), ()):
         if isinstance(node, ast.Call) and final_name(node.func) == "isinstance" and len(node.args) == 2:
-            if any(final_name(t) in MISROUTABLE | {"LLMContextFrame"} for t in ast.walk(node.args[1])):
+            if any(final_name(t) in MISROUTABLE for t in ast.walk(node.args[1])):
                 return True
     return False
 
