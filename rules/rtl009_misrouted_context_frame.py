@@ -93,11 +93,12 @@ class MisroutedContextFrame(Rule):
       `TranscriptProcessor`'s `.user()` is not one.
     - Everything between the processor and the pipeline's end, in the push's direction, must
       be known to forward the frame: a transport's `.input()`/`.output()`, a constructor of a
-      class whose name says nothing of an LLM, aggregator, pipeline, switcher, gate, bridge,
-      flow, context, realtime or live service, or an instance of a class of the file that
-      tests no frame for a context frame's type. A parameter, an attribute, a nested or
-      parallel pipeline, an LLM service (a speech-to-speech one applies Appends itself), a
-      conditional or starred element there: silent.
+      class whose name says nothing of an LLM, aggregator, pipeline, switch(er), gate, bridge,
+      flow, context, realtime, live, memory, multimodal, Ultravox, agent or router, or an
+      instance of a class of the file that tests no frame for a context frame's type. A
+      parameter, an attribute, a nested or parallel pipeline, an LLM service (a
+      speech-to-speech one applies Appends itself), a conditional or starred element there:
+      silent.
     - What is on the way out is all the rule asks of an `LLMContextFrame`: the aggregators pass
       it on, so only a known-forwarding way out (no LLM on it) says that no LLM reads it.
     """

@@ -34,7 +34,8 @@ PAIRS = frozenset({"LLMContextAggregatorPair", "create_context_aggregator"})
 # and the one they pass on to the LLM (which reads it from either direction)
 MISROUTABLE = frozenset({APPEND, UPDATE, TRANSFORM, "LLMRunFrame", "LLMContextFrame"})
 # words in a class name that say it may apply, hold or relay a context frame
-_OPAQUE_WORDS = ("LLM", "Aggregator", "Pipeline", "Switcher", "Realtime", "Live", "Gate", "Bridge", "Flow", "Context")
+_OPAQUE_WORDS = ("LLM", "Aggregator", "Pipeline", "Switch", "Realtime", "Live", "Gate", "Bridge", "Flow", "Context")
+_OPAQUE_WORDS += ("Memory", "Multimodal", "Ultravox", "Agent", "Router")  # services that may read or hold the context
 
 
 @dataclass(frozen=True)
