@@ -97,16 +97,12 @@ def _scopes(module, node: ast.AST) -> list[_Scope]:
     """The scope of the function holding `node`, then the module's (a name the function does not
     bind, read from the module)."""
     function = module.index.function_of_node(node)
-    key = ("rtl009.scope", id(function.node) if function else 0)
-    cache = module.__dict__.setdefault("_pipeline_scopes", {})
-    if key not in cache:
-        cache[key] = _Scope(module, function)
-    scopes = [cache[key]]
-    if function is not None:
-        if ("rtl009.scope", 0) not in cache:
-            cache[("rtl009.scope", 0)] = _Scope(module, None)
-        scopes.append(cache[("rtl009.scope", 0)])
-    return scopes
+    memo = module.file.memo
+    top = memo(("rules._frameworks.pipecat.pipelines.scope", None), lambda: _Scope(module, None))
+    if function is None:
+        return [top]
+    key = ("rules._frameworks.pipecat.pipelines.scope", id(function.node))
+    return [memo(key, lambda: _Scope(module, function)), top]
 
 
 def _resolve(scopes: list[_Scope], name: str) -> tuple[ast.expr, int | None] | None:
@@ -249,10 +245,7 @@ def placements(module, cls: ClassInfo) -> list[Placement] | None:
 
 
 def _roots(module) -> list[tuple[ast.Call, list[ast.expr]]]:
-    cache = module.__dict__
-    if "_root_pipelines" not in cache:
-        cache["_root_pipelines"] = root_pipelines(module)
-    return cache["_root_pipelines"]
+    return module.file.memo("rules._frameworks.pipecat.pipelines.roots", lambda: root_pipelines(module))
 
 
 def _construction(scopes: list[_Scope], element: ast.expr, cls: ClassInfo) -> ast.Call | None:
