@@ -280,11 +280,19 @@ def _plan(module, call: ast.Call, frame: ast.Call, upstream: bool) -> fx.Plan:
     named = _frame_direction(file.tree)
     if named is None:
         return fx.no_fix(f"the file does not import FrameDirection from {_PROCESSOR_MODULE} by name")
-    last = call.args[-1]
+    last, argument = call.args[-1], f"{named}.{new}"
 
     def add(editor) -> None:
         row, column = editor.position(last, "end")
-        editor.replace_spans(editor.locate(path), [(row, column, row, column, f", {named}.{new}")])
+        start_row, start_column = editor.position(last, "start")
+        closing = call.end_lineno - 1
+        between = editor.lines[row][column:] if row < closing else ""
+        if between.lstrip().startswith(",") and editor.lines[start_row][:start_column].strip() == "":
+            # one argument a line, with a trailing comma: the direction goes on a line of its own
+            line = " " * start_column + argument + ",\n"
+            editor.replace_spans(editor.locate(path), [(row + 1, 0, row + 1, 0, line)])
+            return
+        editor.replace_spans(editor.locate(path), [(row, column, row, column, f", {argument}")])
 
     return fx.Plan(applicability, reason, [add])
 
