@@ -77,12 +77,13 @@ class MisroutedContextFrame(Rule):
     Precision first: a placement is read only where the file shows it beyond doubt.
     - The processor's class is defined in the file, has no subclass there, and every instance
       the file builds (inline, or bound once to a name) is placed in a `Pipeline([...])` list
-      (`processors=` too) written out in the same function (or a name bound once to such a list and used only
-      there), and that pipeline is handed to a `PipelineTask`/`PipelineWorker` (the root: a
-      nested pipeline's ends lead to its parent). Not a bridged worker (its ends tee onto a bus),
-      not a pipeline with its own `source=`/`sink=`, and not a file that handles
-      `on_frame_reached_upstream`/`downstream` (a handler may requeue the frame). Placed
-      several times, every placement must drop the frame.
+      (`processors=` too) written out in the same function (or a name bound once to such a
+      list and used only there), and that pipeline is handed to a `PipelineTask`/
+      `PipelineWorker` (the root: a nested pipeline's ends lead to its parent; the
+      `RTVIProcessor` a worker puts before it forwards context frames). Not a bridged worker
+      (its ends tee onto a bus), not a pipeline with its own `source=`/`sink=`, and not a file
+      that handles `on_frame_reached_upstream`/`downstream` (a handler may requeue the
+      frame). Placed several times, every placement must drop the frame.
     - The push is `self.push_frame(<frame>, <direction>)` in the class's methods, the frame
       built in the call or bound once to a name in the method, the direction a literal
       `FrameDirection.UPSTREAM`/`DOWNSTREAM` or absent (downstream).
