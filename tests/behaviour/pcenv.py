@@ -111,6 +111,13 @@ APP_TABLE = (
     App("pipecat_save.py", "RTL008", "messages.pop()", "pc_save_conversation"),
     App("pipecat_intro.py", "RTL006", "asyncio.create_task(", "pc_intro_detached_append", ("--unsafe-fixes",)),
     App("pipecat_keypad.py", "RTL006", "asyncio.create_task(", "pc_keypad_detached_append", ("--unsafe-fixes",)),
+    App(
+        "pipecat_operator.py",
+        "RTL009",
+        "await self.push_frame(LLMMessagesAppendFrame(",
+        "pc_operator_misrouted_append",
+        ("--unsafe-fixes",),
+    ),
 )
 
 

@@ -19,6 +19,10 @@ fixed code keeps it.
   middle of a call (apps/pipecat_keypad.py) loses nothing: the LLMContextFrame carries the
   live context and the completion reads it after the Append has landed. A guard, true
   before the fix and after.
+- RTL009: a processor placed after the assistant aggregator pushes an Append downstream
+  (push_frame's default) when the caller presses 0: it reaches the worker's sink and is
+  dropped, the note and the completion it asks for never happen (apps/pipecat_operator.py,
+  which builds its own pipeline, as the rule reads it).
 - Not a finding: the memory processor editing the live list (apps/pipecat_memory_live.py)
   keeps the turn, and rtlint must leave it alone.
 
@@ -52,7 +56,7 @@ def until_merged(app: App) -> pytest.MarkDecorator:
     )
 
 
-MERGED = {"RTL005", "RTL006", "RTL008"}  # the rules on Pipecat this branch has
+MERGED = {"RTL005", "RTL006", "RTL008", "RTL009"}  # the rules on Pipecat this branch has
 
 
 def each_app(*, buggy: bool, pending: bool = False) -> list:
@@ -67,7 +71,7 @@ def each_app(*, buggy: bool, pending: bool = False) -> list:
 
 
 BUGGY = [app for app in APP_TABLE if app.code is not None]
-RULES = ["RTL005", "RTL006", "RTL007", "RTL008"]  # the rules for application code
+RULES = ["RTL005", "RTL006", "RTL007", "RTL008", "RTL009"]  # the rules for application code
 
 
 # -- the variants --------------------------------------------------------------------------------
@@ -249,6 +253,19 @@ def keypad_sees_the_account(r: dict) -> None:
     assert r["account"] in contents(r["messages"])
 
 
+def lost_operator_note(r: dict) -> None:
+    assert r["dropped"] == [[{"role": "system", "content": r["note"]}]], "pristine: the Append reached the sink"
+    assert r["note"] not in contents(r["messages"]), "so the note never reached the context"
+    assert r["requests"] == [] and r["replies"] == [], "and the LLM it asked for never ran"
+
+
+def kept_operator_note(r: dict) -> None:
+    assert r["dropped"] == [], "the Append stopped at the assistant aggregator"
+    assert contents(r["messages"])[-2:] == [r["note"], r["replies"][-1]], "the note, then the bot's answer to it"
+    (request,) = r["requests"]
+    assert contents(request)[-1] == r["note"], "the completion ran on the context with the note"
+
+
 CHECKS = {
     "pc_memory_writeback": (lost_memory, kept_memory),
     # correct as written: the live list edited and written back
@@ -259,6 +276,7 @@ CHECKS = {
     "pc_intro_detached_append": (lost_intro, kept_intro),
     # a guard: the same detached push mid-call loses nothing, before the fix or after it
     "pc_keypad_detached_append": (keypad_sees_the_account, keypad_sees_the_account),
+    "pc_operator_misrouted_append": (lost_operator_note, kept_operator_note),
 }
 
 

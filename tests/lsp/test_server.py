@@ -424,3 +424,21 @@ async def test_nothing_is_written_to_disk(client, tmp_path):
     )
     await published(client, uri, None)
     assert snapshot() == before
+
+
+async def test_a_pipecat_rule_through_the_server(client, tmp_path):
+    # RTL009 (Pipecat only) comes through the registry like every rule: the diagnostic where
+    # `rtlint check` reports it, and its quick fix makes the edit `check --fix` makes
+    sample = REPO / "fixtures" / "RTL009" / "frame_bound_to_name.py"
+    path = tmp_path / sample.name
+    shutil.copyfile(sample, path)
+    uri = open_document(client, path)
+    diagnostics = await published(client, uri, 1)
+    expected = cli_json(path)
+    assert [d["code"] for d in expected] == ["RTL009"]
+    assert ranges(diagnostics) == expected_ranges(path.read_text(), expected)
+    offered = await actions(client, uri, expected[0]["line"] - 1, only=[types.CodeActionKind.QuickFix])
+    assert [a.title for a in offered] == ["Fix RTL009", "Ignore RTL009 with # noqa"]
+    fixed = apply_text_edits(path.read_text(), await resolved_edits(client, offered[0], uri))
+    assert fixed == cli_fixed(path, tmp_path / "cli", "--select", "RTL009")
+    assert "await self.push_frame(compact, FrameDirection.UPSTREAM)" in fixed

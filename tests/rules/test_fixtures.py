@@ -130,6 +130,7 @@ def test_there_are_enough_fixtures() -> None:
         "RTL006": 10,
         "RTL007": 10,
         "RTL008": 5,
+        "RTL009": 8,
         "RTL010": 8,
         "RTL011": 8,
     }

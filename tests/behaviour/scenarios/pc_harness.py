@@ -37,7 +37,9 @@ from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import (
+    LLMAssistantAggregator,
     LLMContextAggregatorPair,
+    LLMUserAggregator,
     LLMUserAggregatorParams,
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -124,17 +126,22 @@ class Conversation:
         replies: Sequence[Text | ToolCall],
         before: Sequence[FrameProcessor],
         between: Sequence[FrameProcessor],
+        build: Callable[[LLMContext, LLMService], PipelineWorker] | None = None,
     ) -> None:
         self.context = context
         self._changed = asyncio.Event()
-        self.user, self.assistant = LLMContextAggregatorPair(
-            context, user_params=LLMUserAggregatorParams(user_turn_strategies=ExternalUserTurnStrategies())
-        )
         self.llm = ScriptedLLM(replies, on_request=self._changed.set)
         self.user_turns: list[str] = []  # the user messages the user aggregator added
         self.replies: list[str] = []  # the text of every assistant turn that ended
-        self.pipeline = Pipeline([*before, self.user, *between, self.llm, self.assistant])
-        self.worker = PipelineWorker(self.pipeline, cancel_on_idle_timeout=False, enable_rtvi=False)
+        if build is None:
+            self.user, self.assistant = LLMContextAggregatorPair(
+                context, user_params=LLMUserAggregatorParams(user_turn_strategies=ExternalUserTurnStrategies())
+            )
+            self.pipeline = Pipeline([*before, self.user, *between, self.llm, self.assistant])
+            self.worker = PipelineWorker(self.pipeline, cancel_on_idle_timeout=False, enable_rtvi=False)
+        else:  # the application builds the pipeline (and its aggregators) itself
+            self.worker = build(context, self.llm)
+            self.user, self.assistant = _aggregators(self.worker)
         self._started = asyncio.Event()
 
         @self.worker.event_handler("on_pipeline_started")
@@ -177,6 +184,19 @@ class Conversation:
         return copy.deepcopy(self.context.get_messages())
 
 
+def _aggregators(worker: PipelineWorker) -> tuple[LLMUserAggregator, LLMAssistantAggregator]:
+    """The one user and the one assistant aggregator of the pipeline a worker runs."""
+    found: list[FrameProcessor] = []
+    stack: list[FrameProcessor] = [worker._pipeline]
+    while stack:
+        processor = stack.pop()
+        found.append(processor)
+        stack.extend(processor.processors)
+    (user,) = [p for p in found if isinstance(p, LLMUserAggregator)]
+    (assistant,) = [p for p in found if isinstance(p, LLMAssistantAggregator)]
+    return user, assistant
+
+
 @contextlib.asynccontextmanager
 async def conversation(
     *,
@@ -184,11 +204,13 @@ async def conversation(
     before: Sequence[FrameProcessor] = (),
     between: Sequence[FrameProcessor] = (),
     messages: list[dict] | None = None,
+    build: Callable[[LLMContext, LLMService], PipelineWorker] | None = None,
 ) -> AsyncIterator[Conversation]:
     """A started Conversation whose context holds `messages` (by default one system prompt);
-    ended with an EndFrame when the block exits (cancelled if it raised)."""
+    ended with an EndFrame when the block exits (cancelled if it raised). With `build`, the
+    application builds the worker and its pipeline around the context and the scripted LLM."""
     context = LLMContext(messages=messages or [{"role": "system", "content": SYSTEM_PROMPT}])
-    conv = Conversation(context=context, replies=replies, before=before, between=between)
+    conv = Conversation(context=context, replies=replies, before=before, between=between, build=build)
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(conv.worker)
     run = asyncio.ensure_future(runner.run())

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pc_harness import Text, ToolCall, conversation
 from pipecat.audio.dtmf.types import KeypadEntry
-from pipecat.frames.frames import InputDTMFFrame
+from pipecat.frames.frames import InputDTMFFrame, LLMMessagesAppendFrame
 from waits import wait
 
 MEMORY_APP = "app_pipecat_memory"
@@ -25,6 +25,7 @@ GREETING_APP = "app_pipecat_greeting"
 SAVE_APP = "app_pipecat_save"
 INTRO_APP = "app_pipecat_intro"
 KEYPAD_APP = "app_pipecat_keypad"
+OPERATOR_APP = "app_pipecat_operator"
 
 
 def _result(app, conv, **more) -> dict:
@@ -176,6 +177,31 @@ async def keypad_detached_append() -> dict:
         return _result(app, conv, account=ACCOUNT_MESSAGE)
 
 
+# -- RTL009: an Append pushed downstream from after the assistant aggregator ------------------
+
+OPERATOR_REPLY = "Of course, I will put you through to an operator."
+
+
+async def operator_misrouted_append() -> dict:
+    """The app builds the pipeline [user aggregator, LLM, assistant aggregator, its processor];
+    the caller presses 0, and the processor pushes an Append (run_llm=True) noting it. Pushed
+    downstream, the Append reaches the worker's sink (recorded); pushed upstream, the
+    assistant aggregator appends the note and runs the LLM, which replies."""
+    app = importlib.import_module(OPERATOR_APP)
+    async with conversation(build=app.build_worker, replies=[Text(OPERATOR_REPLY)]) as conv:
+        dropped: list[list[dict]] = []
+        conv.worker.add_reached_downstream_filter((LLMMessagesAppendFrame,))
+
+        @conv.worker.event_handler("on_frame_reached_downstream")
+        async def _dropped(worker, frame) -> None:
+            dropped.append(frame.messages)
+            conv._changed.set()
+
+        await conv.worker.queue_frame(InputDTMFFrame(button=KeypadEntry.ZERO))
+        await conv.until(lambda: bool(dropped) or OPERATOR_REPLY in conv.replies, "the Append to land or be dropped")
+        return _result(app, conv, note=app.OPERATOR_NOTE, dropped=dropped, replies=list(conv.replies))
+
+
 SCENARIOS = {
     "pc_memory_writeback": memory_writeback,
     "pc_memory_live_writeback": memory_live_writeback,
@@ -184,4 +210,5 @@ SCENARIOS = {
     "pc_save_conversation": save_conversation,
     "pc_intro_detached_append": intro_detached_append,
     "pc_keypad_detached_append": keypad_detached_append,
+    "pc_operator_misrouted_append": operator_misrouted_append,
 }

@@ -1,0 +1,34 @@
+"""Hand-fixed from design.md's RTL009 fix: the Append is pushed upstream, to the assistant
+aggregator, instead of downstream to the pipeline's sink. The behaviour tests use it to check
+the harness: the scenario keeps the message with it."""
+
+from __future__ import annotations
+
+from pipecat.audio.dtmf.types import KeypadEntry
+from pipecat.frames.frames import Frame, InputDTMFFrame, LLMMessagesAppendFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair, LLMUserAggregatorParams
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.services.llm_service import LLMService
+from pipecat.turns.user_turn_strategies import ExternalUserTurnStrategies
+
+OPERATOR_NOTE = "The caller pressed 0: they want to speak to a human operator."
+
+
+class OperatorRequest(FrameProcessor):
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, InputDTMFFrame) and frame.button == KeypadEntry.ZERO:
+            note = {"role": "system", "content": OPERATOR_NOTE}
+            await self.push_frame(LLMMessagesAppendFrame(messages=[note], run_llm=True), FrameDirection.UPSTREAM)
+
+
+def build_worker(context: LLMContext, llm: LLMService) -> PipelineWorker:
+    context_aggregator = LLMContextAggregatorPair(
+        context, user_params=LLMUserAggregatorParams(user_turn_strategies=ExternalUserTurnStrategies())
+    )
+    pipeline = Pipeline([context_aggregator.user(), llm, context_aggregator.assistant(), OperatorRequest()])
+    return PipelineWorker(pipeline, cancel_on_idle_timeout=False, enable_rtvi=False)
