@@ -27,7 +27,7 @@ from ._analysis.index import TryNode, dotted, index
 from ._analysis.loops import assignments_reaching, names_bound_between
 from ._analysis.paths import region, statement_at
 from ._edits import removal_code
-from ._frameworks.livekit.realtime import OPTIONS, Push, analyse, flow, required_tokens
+from ._frameworks.livekit import REALTIME_OPTIONS, Push, analyse, flow, push_tokens
 from ._frameworks.livekit.realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
 
 if TYPE_CHECKING:
@@ -336,7 +336,7 @@ class LateLocalCommit(Rule):
     name = "late-local-commit"
     summary = "a pushed item is committed to the local context only after the push is awaited"
     fix_availability = "sometimes"
-    options = OPTIONS + (
+    options = REALTIME_OPTIONS + (
         Option("remove-method", "remove", "method of a local context that removes an item (the rollback)"),
         Option(
             "commit-companions",
@@ -389,7 +389,7 @@ class A:
     ]
 
     def required_tokens(self) -> list[tuple[str, ...]]:
-        return required_tokens(self.settings)
+        return push_tokens(self.settings)
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         for late in _late_commits(file):

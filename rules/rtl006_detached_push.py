@@ -13,7 +13,7 @@ from ._analysis.cfg import is_await
 from ._analysis.index import Function, snippet
 from ._analysis.values import ValueFlow
 from ._frameworks import framework_of, pipecat
-from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
+from ._frameworks.livekit import APPLICATION_OPTIONS, Module, analyse, push_tokens
 
 
 class DetachedPush(Rule):
@@ -125,7 +125,7 @@ class DetachedPush(Rule):
     name = "detached-push"
     summary = "a push is handed to a task spawner instead of being awaited"
     fix_availability = "sometimes"
-    options = OPTIONS + pipecat.OPTIONS
+    options = APPLICATION_OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -172,7 +172,7 @@ async def f(agent, ctx):
                 if push is not None and not _awaited_at_once(module, function, node):
                     yield self._finding(module, function, node, coroutine)
 
-    def _finding(self, module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
+    def _finding(self, module: Module, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
         file = module.file
         spawner = file.segment(spawn.func)
         message = (
@@ -227,7 +227,7 @@ def _bound_once(module, function: Function, name: str) -> ast.AST | None:
     return values[0] if len(values) == 1 else None
 
 
-def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> bool:
+def _awaited_at_once(module: Module, function: Function, spawn: ast.Call) -> bool:
     """`task = create_task(push)` ... `await task` with no await point in between: nothing
     else runs before the push is awaited (a push scheduled first, then a local commit)."""
     parent = module.index.parents.get(id(spawn))
@@ -241,7 +241,7 @@ def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> 
     return False
 
 
-def _push_flow(module: AppModule, function: Function) -> ValueFlow:
+def _push_flow(module: Module, function: Function) -> ValueFlow:
     """Which push coroutines a name holds (`push = agent.update_chat_ctx(ctx)`)."""
 
     def sources(node: ast.AST) -> frozenset:
@@ -253,7 +253,7 @@ def _push_flow(module: AppModule, function: Function) -> ValueFlow:
     )
 
 
-def _plan(module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> fx.Plan:
+def _plan(module: Module, function: Function, spawn: ast.Call, coroutine: ast.expr) -> fx.Plan:
     if not isinstance(function.node, ast.AsyncFunctionDef):
         return fx.no_fix(
             "a synchronous function cannot await; spawn an async helper that copies the context when it runs"

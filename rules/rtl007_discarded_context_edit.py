@@ -15,12 +15,12 @@ from ._analysis.cfg import is_await
 from ._analysis.flags import fresh, names_in
 from ._analysis.index import Function, dotted
 from ._frameworks import framework_of, pipecat
-from ._frameworks.livekit import OPTIONS, AppModule, analyse
+from ._frameworks.livekit import APPLICATION_OPTIONS, Module, analyse
+from ._frameworks.livekit.vocabulary import DISCARDABLE_EDITS as EDITS
+from ._frameworks.livekit.vocabulary import DISCARDABLE_ITEM_EDITS as ITEM_EDITS
+from ._frameworks.livekit.vocabulary import EDITS_RETURNING_CONTEXT as RETURNS_CONTEXT
 from ._frameworks.pipecat.discarded import discarded_edits
 
-EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
-ITEM_EDITS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}
-RETURNS_CONTEXT = {"truncate", "merge"}  # their result is the edited context itself
 _TRAILING_COMMENT = re.compile(r"\s*(#.*)$")
 
 
@@ -106,7 +106,7 @@ class DiscardedContextEdit(Rule):
     name = "discarded-context-edit"
     summary = "a context edit is made on a copy nothing keeps, on a read-only view, or its result is written back"
     fix_availability = "sometimes"
-    options = OPTIONS + pipecat.OPTIONS
+    options = APPLICATION_OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -171,7 +171,7 @@ async def f(agent, text):
                     if finding is not None:
                         yield finding
 
-    def _check_edit(self, module: AppModule, function: Function, edit: ast.Call) -> Finding | None:
+    def _check_edit(self, module: Module, function: Function, edit: ast.Call) -> Finding | None:
         method, target = edit.func.attr, edit.func.value
         if isinstance(target, ast.Attribute) and target.attr == "items" and method in ITEM_EDITS:
             target, method = target.value, f"items.{method}"
@@ -207,7 +207,7 @@ async def f(agent, text):
         return self.report(file, edit, message, plan=plan, symbol=function.qualname)
 
 
-def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
+def _kind(module: Module, function: Function, target: ast.AST) -> str | None:
     """ "copy" for `<context>.copy(...)`, "view" for a read-only `agent.chat_ctx`, else None."""
     vocabulary = module.vocabulary
     if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr == "copy":
@@ -241,7 +241,7 @@ def _copy_of(file, target: ast.AST, kind: str | None) -> str | None:
     return None
 
 
-def _plan_statement(module: AppModule, function: Function, edit: ast.Call, target: ast.AST, kind: str) -> fx.Plan:
+def _plan_statement(module: Module, function: Function, edit: ast.Call, target: ast.AST, kind: str) -> fx.Plan:
     file, index = module.file, module.index
     source = target.func.value if kind == "copy" else target
     owner, source_text = file.segment(source.value) if isinstance(source, ast.Attribute) else None, file.segment(source)
@@ -289,7 +289,7 @@ def _block_of(index, statement: ast.stmt) -> list[ast.stmt]:
     return [statement]
 
 
-def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target: ast.AST, kind: str | None) -> fx.Plan:
+def _plan_written_back(module: Module, call: ast.Call, edit: ast.Call, target: ast.AST, kind: str | None) -> fx.Plan:
     file, index = module.file, module.index
     function = index.function_of_node(call)
     copy = _copy_of(file, target, kind)

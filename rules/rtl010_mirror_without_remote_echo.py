@@ -24,7 +24,7 @@ from ._frameworks.livekit.realtime.provider import (
     required_tokens,
     runs_unseen_code,
 )
-from ._frameworks.livekit.realtime.provider import OPTIONS as PROVIDER_OPTIONS
+from ._frameworks.livekit.vocabulary import PROVIDER_OPTIONS
 
 OPTIONS = (
     *PROVIDER_OPTIONS,
