@@ -24,7 +24,19 @@ from ._frameworks.livekit import (
     session_update_tokens,
 )
 from ._frameworks.livekit import flow as mirror_flow
-from ._frameworks.livekit.vocabulary import ADDITIVE_EDITS, ADDITIVE_ITEM_EDITS, OTHER_EDITS, OTHER_ITEM_EDITS
+from ._frameworks.livekit.vocabulary import (
+    ADD_MESSAGE,
+    ADDED_MESSAGE_NAME,
+    ADDITIVE_EDITS,
+    ADDITIVE_ITEM_EDITS,
+    CONTEXT_NAME,
+    FRESH_COPY_NAME,
+    ITEMS,
+    OTHER_EDITS,
+    OTHER_ITEM_EDITS,
+    absent_code,
+    copy_code,
+)
 from ._frameworks.pipecat.writes import stale_writes
 
 
@@ -488,7 +500,7 @@ def _has_edits(module: Module, owner: Function, snapshot: ContextSnapshot, key: 
         if node is snapshot.node or not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         target = node.func.value
-        if isinstance(target, ast.Attribute) and target.attr == "items":
+        if isinstance(target, ast.Attribute) and target.attr == ITEMS:
             target = target.value
         if node.func.attr in ADDITIVE_EDITS | OTHER_EDITS | ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS:
             if key in flow.origins(target):
@@ -502,14 +514,14 @@ def _plan(
     file, vocabulary = module.file, module.vocabulary
     receiver_text = file.segment(receiver)
     if into_session:  # the fresh copy is of the snapshot's own context, not the session's mirror
-        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = copy_code(snapshot.context, snapshot.copy_arguments)
     elif snapshot.kind == "parameter":
-        context = next(iter(sorted(vocabulary.copying_contexts)), "chat_ctx")
-        fresh_copy = f"{receiver_text}.{context}.copy()"
+        context = next(iter(sorted(vocabulary.copying_contexts)), CONTEXT_NAME)
+        fresh_copy = copy_code(f"{receiver_text}.{context}")
     elif snapshot.owner != receiver_text:
         return fx.no_fix(f"the snapshot is of `{snapshot.context}`, not of {receiver_text}'s context")
     else:
-        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = copy_code(snapshot.context, snapshot.copy_arguments)
     applicability = "safe"
     reason = ""
     detached = _detached(module, call)
@@ -568,12 +580,12 @@ def _edits(module: Module, function: Function, snapshot: ContextSnapshot, key: i
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method, target = node.func.attr, node.func.value
-            on_items = isinstance(target, ast.Attribute) and target.attr == "items"
+            on_items = isinstance(target, ast.Attribute) and target.attr == ITEMS
             if on_items and method in ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS and carries(target.value):
                 if between(node):
                     yield _item_edit(node, f"items.{method}", method in ADDITIVE_ITEM_EDITS)
             elif method in ADDITIVE_EDITS | OTHER_EDITS and carries(target) and between(node):
-                if method == "add_message":
+                if method == ADD_MESSAGE:
                     yield _message_edit(module, node)
                 else:
                     yield _item_edit(node, method, method in ADDITIVE_EDITS)
@@ -624,19 +636,19 @@ def _bindings(module: Module, function: Function, name: str) -> int:
 
 def _build(module, function, call, fresh_copy, edits, again, taken, applicability, reason) -> fx.Plan:
     file, g = module.file, module.graph(function)
-    fresh_name = fresh("fresh_ctx", taken)
+    fresh_name = fresh(FRESH_COPY_NAME, taken)
     taken = taken | {fresh_name}
     steps, lines = [], [f"{fresh_name} = {fresh_copy}\n"]
     for edit in edits:
         item = edit.item
         if edit.bind:
-            item = fresh("added_message", taken)
+            item = fresh(ADDED_MESSAGE_NAME, taken)
             taken.add(item)
             path = file.path_of(module.index.statement_of(edit.call))
             steps.append(lambda editor, p=path, n=item: fx.bind_expression_statement(editor, editor.locate(p), n))
         apply = f"{fresh_name}.{edit.method}({item})\n"
         if again and not g.precedes(call, edit.call):
-            apply = f"if {fresh_name}.get_by_id({item}.id) is None:\n    {apply}"
+            apply = f"if {absent_code(fresh_name, item)}:\n    {apply}"
         lines.append(apply)
     statement = module.index.statement_of(call)
     path = file.path_of(statement)

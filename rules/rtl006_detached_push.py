@@ -14,6 +14,7 @@ from ._analysis.index import Function, snippet
 from ._analysis.values import ValueFlow
 from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import APPLICATION_OPTIONS, Module, analyse, push_tokens
+from ._frameworks.livekit.vocabulary import setting
 
 
 class DetachedPush(Rule):
@@ -148,7 +149,7 @@ async def f(agent, ctx):
     ]
 
     def required_tokens(self) -> list[tuple]:
-        spawners = tuple(self.settings.get("task-spawners", ("create_task", "ensure_future")))
+        spawners = tuple(setting(self.settings, "task-spawners"))
         spawners += tuple(self.settings.get("pipecat.task-spawners", ("create_task", "ensure_future")))
         methods, (called,) = push_tokens(self.settings)
         return [tuple(dict.fromkeys(spawners)), ((methods, called), pipecat.push_tokens())]

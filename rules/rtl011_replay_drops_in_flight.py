@@ -29,7 +29,7 @@ from ._frameworks.livekit.realtime.provider import (
     required_tokens,
     self_attribute,
 )
-from ._frameworks.livekit.vocabulary import CONTEXT_FLOW, PROVIDER_OPTIONS, vocabulary
+from ._frameworks.livekit.vocabulary import CONTEXT_FLOW, PROVIDER_OPTIONS, pushed_argument, vocabulary
 
 OPTIONS = (
     *PROVIDER_OPTIONS,
@@ -282,7 +282,7 @@ def _replays(file: FileContext, idx: Index, context: _Session, function: Functio
     g = graph(file, function.node)
     resent = None
     for call in calls:
-        argument = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "chat_ctx"), None)
+        argument = pushed_argument(call)
         reset = next((r for r in resets if g.precedes(r, call)), None)
         if argument is None or reset is None:
             continue

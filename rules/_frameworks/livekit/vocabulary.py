@@ -261,6 +261,30 @@ CONTEXT_KEYWORD = "chat_ctx"
 PUSH_KEYWORDS = frozenset({CONTEXT_KEYWORD, "exclude_invalid_function_calls"})
 
 
+# a context's methods and attributes the rules and their fixes name
+ITEMS = "items"  # `<ctx>.items`, the list of a context's items
+COPY_METHOD = "copy"  # `<ctx>.copy(...)`, a snapshot
+ADD_MESSAGE = "add_message"  # `<ctx>.add_message(...)`, which returns the new message
+UPSERT_METHOD = "_upsert_item"  # replaces an item of the same id
+EMIT_METHOD = "emit"  # a provider session's event emitter: `self.emit("event", ...)`
+# what a fix names a copy it binds, a fresh copy it takes before a write-back, and a message
+# it binds to put it into that copy
+CONTEXT_NAME = "chat_ctx"
+FRESH_COPY_NAME = "fresh_ctx"
+ADDED_MESSAGE_NAME = "added_message"
+
+
+def copy_code(context: str, arguments: str = "") -> str:
+    """A fix's copy of a context, as code: `agent.chat_ctx.copy()`."""
+    return f"{context}.{COPY_METHOD}({arguments})"
+
+
+def absent_code(context: str, item: str) -> str:
+    """A fix's test that a context does not hold an item yet (a later pass of a loop would
+    add it again): `fresh_ctx.get_by_id(msg.id) is None`."""
+    return f"{context}.get_by_id({item}.id) is None"
+
+
 def pushed_argument(call: ast.Call) -> ast.expr | None:
     """The context a push sends: its first argument, or its `chat_ctx=`."""
     if call.args:
@@ -361,6 +385,31 @@ def session_update_tokens(settings: Settings) -> tuple:
     session-update method's name (a substring) called as a method."""
     methods = _words(settings, "session-update-methods")
     return (tuple(m.encode() for m in methods), method_call(methods))
+
+
+def discarded_edit_tokens(settings: Settings) -> tuple[tuple[str, ...], tuple[tuple[Any, re.Pattern[bytes]], ...]]:
+    """RTL007's three shapes on the raw bytes, each searched only where its name is (the
+    regex scans every dot): `.copy(...).<edit>`, `.chat_ctx.<edit>` (a copying context),
+    `update_chat_ctx(<receiver>.<edit>`; and the names, any of which a file must hold."""
+    copying, pushes = _words(settings, "copying-contexts"), _words(settings, "push-methods")
+    edit = (
+        rb"\s*\.\s*(?:"
+        + "|".join(sorted(DISCARDABLE_EDITS)).encode()
+        + b"|"
+        + ITEMS.encode()
+        + rb"\s*\.\s*(?:"
+        + "|".join(sorted(DISCARDABLE_ITEM_EDITS)).encode()
+        + rb"))\b"
+    )
+    arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
+    names = b"|".join(re.escape(n.encode()) for n in copying)
+    methods = b"|".join(re.escape(m.encode()) for m in pushes)
+    shapes = (
+        (COPY_METHOD, re.compile(rb"\.\s*" + COPY_METHOD.encode() + rb"\s*" + arguments + edit)),
+        (copying, re.compile(rb"\.\s*(?:" + names + rb")" + edit)),
+        (pushes, re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit)),
+    )
+    return (COPY_METHOD, *copying, *pushes), shapes
 
 
 def method_call(methods) -> re.Pattern[bytes]:
