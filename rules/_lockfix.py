@@ -18,8 +18,7 @@ from rtlint.fix.imports import get_or_import, module_anchor
 from ._analysis.index import Function, walk_function
 from ._analysis.locks import is_lock_factory
 from ._analysis.paths import StatementPath, block_run
-from ._frameworks.livekit.realtime import Module, push_lock
-from ._frameworks.livekit.realtime.pushlock import lock_takers
+from ._frameworks.livekit import Module, lock_takers, push_lock
 
 if TYPE_CHECKING:
     from rtlint.fix.editor import Editor

@@ -14,13 +14,13 @@ from . import _lockfix
 from ._analysis.cfg import Graph, Point, graph
 from ._analysis.index import Function, dotted, walk_function
 from ._analysis.paths import StatementPath, block_run, region
-from ._frameworks.livekit.realtime import (
-    OPTIONS,
+from ._frameworks.livekit import (
+    REALTIME_OPTIONS,
     Module,
     StaleSnapshot,
     analyse,
     push_lock,
-    required_tokens,
+    push_tokens,
     stale_snapshots,
 )
 
@@ -88,7 +88,7 @@ class StaleMirrorSnapshot(Rule):
     name = "stale-mirror-snapshot"
     summary = "a snapshot of the session mirror is pushed without holding the push lock"
     fix_availability = "sometimes"
-    options = OPTIONS
+    options = REALTIME_OPTIONS
 
     VALID = [
         """
@@ -136,7 +136,7 @@ class A:
     ]
 
     def required_tokens(self) -> list[tuple[object, ...]]:
-        return required_tokens(self.settings)
+        return push_tokens(self.settings)
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)

@@ -27,8 +27,9 @@ from ._analysis.index import TryNode, dotted, index
 from ._analysis.loops import assignments_reaching, names_bound_between
 from ._analysis.paths import region, statement_at
 from ._edits import removal_code
-from ._frameworks.livekit.realtime import OPTIONS, Push, analyse, flow, required_tokens
+from ._frameworks.livekit import REALTIME_OPTIONS, Push, analyse, flow, push_tokens
 from ._frameworks.livekit.realtime.contexts import Item, commit_call, committed_before, pushed_contexts, pushed_items
+from ._frameworks.livekit.vocabulary import ADDITIVE_ITEM_EDITS, ITEMS, UPSERT_METHOD
 
 if TYPE_CHECKING:
     from rtlint.fix.editor import Editor
@@ -140,7 +141,7 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         ([], False) if late.order == "finally" else failure_exits(file, push_path, start, late.order == "else", defined)
     )
     # `_upsert_item` replaces an item of the same id: removal would not bring the old one back
-    if rollbacks and commit.value.func.attr == "_upsert_item" and not all(item.fresh for item in items):
+    if rollbacks and commit.value.func.attr == UPSERT_METHOD and not all(item.fresh for item in items):
         unsafe.append(
             f"{late.local} may already hold the item (it is not made in this function), so undoing the commit "
             "by removal could delete an older version"
@@ -152,7 +153,7 @@ def _plan(file: FileContext, late: _Late, settings: Settings) -> OrderingPlan:
         unsafe += _seen_unset(file, late, *unset, moved)
     suppress, import_at = get_or_import(file.tree, "contextlib", "suppress")
     # the context may have been replaced meanwhile (or the item removed): ValueError
-    target = late.local + ".items" if commit.value.func.attr in ("append", "extend") else late.local
+    target = f"{late.local}.{ITEMS}" if commit.value.func.attr in ADDITIVE_ITEM_EDITS else late.local
     undo = removal_code(
         target,
         settings.get("remove-method", "remove"),
@@ -336,7 +337,7 @@ class LateLocalCommit(Rule):
     name = "late-local-commit"
     summary = "a pushed item is committed to the local context only after the push is awaited"
     fix_availability = "sometimes"
-    options = OPTIONS + (
+    options = REALTIME_OPTIONS + (
         Option("remove-method", "remove", "method of a local context that removes an item (the rollback)"),
         Option(
             "commit-companions",
@@ -389,7 +390,7 @@ class A:
     ]
 
     def required_tokens(self) -> list[tuple[str, ...]]:
-        return required_tokens(self.settings)
+        return push_tokens(self.settings)
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         for late in _late_commits(file):

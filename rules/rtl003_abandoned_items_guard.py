@@ -27,7 +27,7 @@ from ._analysis.flags import (
 from ._analysis.index import Function, index
 from ._analysis.loops import AbandoningLoop, abandoning_loops, runs_before
 from ._edits import squash, widen_guard
-from ._frameworks.livekit.realtime import OPTIONS, Push, analyse, required_tokens
+from ._frameworks.livekit import REALTIME_OPTIONS, Push, analyse, push_tokens
 from ._frameworks.livekit.realtime.contexts import pushed_source
 
 if TYPE_CHECKING:
@@ -268,7 +268,7 @@ class AbandonedItemsGuard(Rule):
     name = "abandoned-items-guard"
     summary = "a cleanup guard is computed from a list that omits the items abandoned at an early exit"
     fix_availability = "always"
-    options = OPTIONS + (
+    options = REALTIME_OPTIONS + (
         Option(
             "abandoned-item-ids",
             ["message_id", "item_id", "id"],
@@ -313,7 +313,7 @@ class A:
     ]
 
     def required_tokens(self) -> list[tuple[str, ...]]:
-        return required_tokens(self.settings)
+        return push_tokens(self.settings)
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         for found in _guards(file):

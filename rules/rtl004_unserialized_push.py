@@ -9,7 +9,7 @@ from rtlint.core.findings import Finding
 from rtlint.core.rule import Invalid, Rule
 
 from . import _lockfix
-from ._frameworks.livekit.realtime import OPTIONS, analyse, required_tokens, unserialized_pushes
+from ._frameworks.livekit import REALTIME_OPTIONS, analyse, push_tokens, unserialized_pushes
 
 
 class UnserializedPush(Rule):
@@ -58,7 +58,7 @@ class UnserializedPush(Rule):
     name = "unserialized-push"
     summary = "a push is not serialized with the class's other pushes by the push lock"
     fix_availability = "sometimes"
-    options = OPTIONS
+    options = REALTIME_OPTIONS
 
     VALID = [
         """
@@ -95,7 +95,7 @@ class A:
     ]
 
     def required_tokens(self) -> list[tuple[object, ...]]:
-        return required_tokens(self.settings)
+        return push_tokens(self.settings)
 
     def check(self, file: FileContext) -> Iterator[Finding]:
         module = analyse(file)

@@ -15,16 +15,27 @@ from ._analysis.flags import fresh, names_in
 from ._analysis.index import Function, awaited_calls, snippet
 from ._frameworks import framework_of, pipecat
 from ._frameworks.livekit import (
-    ADDITIVE_EDITS,
-    ADDITIVE_ITEM_EDITS,
-    OPTIONS,
-    OTHER_EDITS,
-    OTHER_ITEM_EDITS,
-    AppModule,
-    Snapshot,
+    APPLICATION_OPTIONS,
+    ContextSnapshot,
+    Module,
     analyse,
     push_tokens,
+    reported_pushes,
     session_update_tokens,
+)
+from ._frameworks.livekit import flow as mirror_flow
+from ._frameworks.livekit.vocabulary import (
+    ADD_MESSAGE,
+    ADDED_MESSAGE_NAME,
+    ADDITIVE_EDITS,
+    ADDITIVE_ITEM_EDITS,
+    CONTEXT_NAME,
+    FRESH_COPY_NAME,
+    ITEMS,
+    OTHER_EDITS,
+    OTHER_ITEM_EDITS,
+    absent_code,
+    copy_code,
 )
 from ._frameworks.pipecat.writes import stale_writes
 
@@ -222,7 +233,7 @@ class StaleContextWriteback(Rule):
     name = "stale-context-writeback"
     summary = "a snapshot of a local context is written back after an await"
     fix_availability = "sometimes"
-    options = OPTIONS + pipecat.OPTIONS
+    options = APPLICATION_OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -312,7 +323,7 @@ async def greet(worker, context):
                 if finding is not None:
                     yield finding
 
-    def _check_stored(self, module: AppModule, function: Function, call, receiver, pushed, into_session: bool):
+    def _check_stored(self, module: Module, function: Function, call, receiver, pushed, into_session: bool):
         """A snapshot stored on `self.<attr>` by another method and written back here."""
         found = module.stale_stored(function, pushed)
         if found is None:
@@ -342,12 +353,12 @@ async def greet(worker, context):
         )
         return self.report(file, call, message, plan=plan, symbol=function.qualname)
 
-    def _check_session_push(self, module: AppModule, function: Function, call, session, pushed) -> Finding | None:
+    def _check_session_push(self, module: Module, function: Function, call, session, pushed) -> Finding | None:
         """A snapshot of a local context (a copy or a read, not a parameter) pushed into a
         realtime session, new or reconnected, with an await between."""
         flow = module.snapshot_flow(function)
-        keys = [k for k in flow.origins(pushed) if module.snapshots[k].kind != "parameter"]
-        keys.sort(key=lambda k: (module.snapshots[k].node.lineno, k))
+        keys = [k for k in flow.origins(pushed) if module.context_snapshots[k].kind != "parameter"]
+        keys.sort(key=lambda k: (module.context_snapshots[k].node.lineno, k))
         if _refreshed_meanwhile(module, function, pushed):
             return None
         if not flow.origins(pushed):
@@ -370,9 +381,9 @@ async def greet(worker, context):
         )
         return self.report(file, call, message, plan=plan, symbol=function.qualname)
 
-    def _check_write_back(self, module: AppModule, function: Function, call, receiver, pushed) -> Finding | None:
+    def _check_write_back(self, module: Module, function: Function, call, receiver, pushed) -> Finding | None:
         flow = module.snapshot_flow(function)
-        keys = sorted(flow.origins(pushed), key=lambda k: (module.snapshots[k].node.lineno, k))
+        keys = sorted(flow.origins(pushed), key=lambda k: (module.context_snapshots[k].node.lineno, k))
         if _refreshed_meanwhile(module, function, pushed):
             return None
         if not keys:
@@ -422,18 +433,18 @@ def either_framework(settings) -> list[tuple]:
     return [((methods, called), session_update_tokens(settings), pipecat.write_tokens())]
 
 
-def _first_stale(module: AppModule, function: Function, call, keys):
+def _first_stale(module: Module, function: Function, call, keys):
     """The first snapshot of `keys` that an await can separate from `call`: (its key, the
     snapshot, the awaits), or None."""
     for key in keys:
-        snapshot = module.snapshots[key]
+        snapshot = module.context_snapshots[key]
         awaits = module.awaits_before(function, snapshot, call)
         if awaits:
             return key, snapshot, awaits
     return None
 
 
-def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:
+def _refreshed_meanwhile(module: Module, function: Function, pushed) -> bool:
     """The pushed `self.<attr>` is refreshed by a method that can run at any await (one handed
     out as a callback): whether the write-back sees the old snapshot is not known."""
     model = module.stored(function, pushed)
@@ -442,26 +453,18 @@ def _refreshed_meanwhile(module: AppModule, function: Function, pushed) -> bool:
 
 def _reported_pushes(file) -> set[int]:
     """The pushes RTL001 or RTL004 report (or report the snapshot of)."""
-    from ._frameworks.livekit.realtime import analyse as realtime_analysis
-    from ._frameworks.livekit.realtime import reported_pushes
-
-    return reported_pushes(realtime_analysis(file))
+    return reported_pushes(analyse(file))
 
 
 def _mirror_origins(file, function: Function, pushed) -> bool:
     """Whether the pushed value also carries a snapshot of a session's mirror."""
-    from ._frameworks.livekit.realtime import analyse as realtime_analysis
-    from ._frameworks.livekit.realtime import flow
-
-    return bool(flow(realtime_analysis(file), function).origins(pushed))
+    return bool(mirror_flow(analyse(file), function).origins(pushed))
 
 
 def _realtime_pushes(file) -> set[int]:
     """The pushes the realtime vocabulary knows as pushes on a realtime session (memoised:
     the realtime rules compute the same analysis of the file)."""
-    from ._frameworks.livekit.realtime import analyse as realtime_analysis
-
-    return {id(push.call) for push in realtime_analysis(file).pushes}
+    return {id(push.call) for push in analyse(file).pushes}
 
 
 def _describe_await(point: Point, call: ast.AST) -> str:
@@ -478,7 +481,7 @@ def _describe_await(point: Point, call: ast.AST) -> str:
 # -- the fix --------------------------------------------------------------------------------
 
 
-def _session_plan(module: AppModule, function: Function, call, session, pushed, snapshot: Snapshot, key: int):
+def _session_plan(module: Module, function: Function, call, session, pushed, snapshot: ContextSnapshot, key: int):
     """RTL005's fix on a push into a realtime session: a fresh copy of the snapshot's own
     context (the agent's) right before the push, where RTL005's fix applies."""
     file = module.file
@@ -496,13 +499,13 @@ def _session_plan(module: AppModule, function: Function, call, session, pushed, 
     return _plan(module, function, call, session, snapshot, key, into_session=True)
 
 
-def _has_edits(module: AppModule, owner: Function, snapshot: Snapshot, key: int) -> bool:
+def _has_edits(module: Module, owner: Function, snapshot: ContextSnapshot, key: int) -> bool:
     flow = module.snapshot_flow(owner)
     for node in module.index.nodes(owner.node):
         if node is snapshot.node or not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         target = node.func.value
-        if isinstance(target, ast.Attribute) and target.attr == "items":
+        if isinstance(target, ast.Attribute) and target.attr == ITEMS:
             target = target.value
         if node.func.attr in ADDITIVE_EDITS | OTHER_EDITS | ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS:
             if key in flow.origins(target):
@@ -511,19 +514,19 @@ def _has_edits(module: AppModule, owner: Function, snapshot: Snapshot, key: int)
 
 
 def _plan(
-    module: AppModule, function: Function, call, receiver, snapshot: Snapshot, key: int, into_session: bool = False
+    module: Module, function: Function, call, receiver, snapshot: ContextSnapshot, key: int, into_session: bool = False
 ) -> fx.Plan:
     file, vocabulary = module.file, module.vocabulary
     receiver_text = file.segment(receiver)
     if into_session:  # the fresh copy is of the snapshot's own context, not the session's mirror
-        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = copy_code(snapshot.context, snapshot.copy_arguments)
     elif snapshot.kind == "parameter":
-        context = next(iter(sorted(vocabulary.copying_contexts)), "chat_ctx")
-        fresh_copy = f"{receiver_text}.{context}.copy()"
+        context = next(iter(sorted(vocabulary.copying_contexts)), CONTEXT_NAME)
+        fresh_copy = copy_code(f"{receiver_text}.{context}")
     elif snapshot.owner != receiver_text:
         return fx.no_fix(f"the snapshot is of `{snapshot.context}`, not of {receiver_text}'s context")
     else:
-        fresh_copy = f"{snapshot.context}.copy({snapshot.copy_arguments})"
+        fresh_copy = copy_code(snapshot.context, snapshot.copy_arguments)
     applicability = "safe"
     reason = ""
     detached = _detached(module, call)
@@ -553,7 +556,7 @@ def _plan(
     return _build(module, function, call, fresh_copy, edits, again, taken, applicability, reason)
 
 
-def _detached(module: AppModule, call: ast.AST) -> bool | None:
+def _detached(module: Module, call: ast.AST) -> bool | None:
     """False when the write-back is awaited (directly or through a wrapper), True when it
     is handed to a task spawner, None otherwise."""
     for ancestor in module.index.ancestors(call):
@@ -566,7 +569,7 @@ def _detached(module: AppModule, call: ast.AST) -> bool | None:
     return None
 
 
-def _edits(module: AppModule, function: Function, snapshot: Snapshot, key: int, call: ast.AST) -> Iterator[_Edit]:
+def _edits(module: Module, function: Function, snapshot: ContextSnapshot, key: int, call: ast.AST) -> Iterator[_Edit]:
     """Edits of the snapshot that can run between its creation and the write-back."""
     flow, g = module.snapshot_flow(function), module.graph(function)
     in_graph = snapshot.kind != "parameter" and id(snapshot.node) in g.point_of
@@ -582,12 +585,12 @@ def _edits(module: AppModule, function: Function, snapshot: Snapshot, key: int, 
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method, target = node.func.attr, node.func.value
-            on_items = isinstance(target, ast.Attribute) and target.attr == "items"
+            on_items = isinstance(target, ast.Attribute) and target.attr == ITEMS
             if on_items and method in ADDITIVE_ITEM_EDITS | OTHER_ITEM_EDITS and carries(target.value):
                 if between(node):
                     yield _item_edit(node, f"items.{method}", method in ADDITIVE_ITEM_EDITS)
             elif method in ADDITIVE_EDITS | OTHER_EDITS and carries(target) and between(node):
-                if method == "add_message":
+                if method == ADD_MESSAGE:
                     yield _message_edit(module, node)
                 else:
                     yield _item_edit(node, method, method in ADDITIVE_EDITS)
@@ -604,7 +607,7 @@ def _item_edit(node: ast.Call, method: str, additive: bool) -> _Edit:
     return _Edit(node, method, additive, item)
 
 
-def _message_edit(module: AppModule, node: ast.Call) -> _Edit:
+def _message_edit(module: Module, node: ast.Call) -> _Edit:
     parent = module.index.parents.get(id(node))
     if isinstance(parent, ast.Expr):
         return _Edit(node, "items.append", True, None, bind=True)
@@ -613,7 +616,7 @@ def _message_edit(module: AppModule, node: ast.Call) -> _Edit:
     return _Edit(node, "items.append", True, None)
 
 
-def _nameable(module: AppModule, function: Function, edit: _Edit, call, again: bool) -> str:
+def _nameable(module: Module, function: Function, edit: _Edit, call, again: bool) -> str:
     """Why the edit's addition cannot be re-applied by name ("" when it can)."""
     line = edit.call.lineno
     if edit.item is None and not edit.bind:
@@ -628,7 +631,7 @@ def _nameable(module: AppModule, function: Function, edit: _Edit, call, again: b
     return ""
 
 
-def _bindings(module: AppModule, function: Function, name: str) -> int:
+def _bindings(module: Module, function: Function, name: str) -> int:
     return sum(
         1
         for node in module.index.nodes(function.node)
@@ -638,19 +641,19 @@ def _bindings(module: AppModule, function: Function, name: str) -> int:
 
 def _build(module, function, call, fresh_copy, edits, again, taken, applicability, reason) -> fx.Plan:
     file, g = module.file, module.graph(function)
-    fresh_name = fresh("fresh_ctx", taken)
+    fresh_name = fresh(FRESH_COPY_NAME, taken)
     taken = taken | {fresh_name}
     steps, lines = [], [f"{fresh_name} = {fresh_copy}\n"]
     for edit in edits:
         item = edit.item
         if edit.bind:
-            item = fresh("added_message", taken)
+            item = fresh(ADDED_MESSAGE_NAME, taken)
             taken.add(item)
             path = file.path_of(module.index.statement_of(edit.call))
             steps.append(lambda editor, p=path, n=item: fx.bind_expression_statement(editor, editor.locate(p), n))
         apply = f"{fresh_name}.{edit.method}({item})\n"
         if again and not g.precedes(call, edit.call):
-            apply = f"if {fresh_name}.get_by_id({item}.id) is None:\n    {apply}"
+            apply = f"if {absent_code(fresh_name, item)}:\n    {apply}"
         lines.append(apply)
     statement = module.index.statement_of(call)
     path = file.path_of(statement)

@@ -14,7 +14,8 @@ from ._analysis.cfg import is_await
 from ._analysis.index import Function, snippet
 from ._analysis.values import ValueFlow
 from ._frameworks import framework_of, pipecat
-from ._frameworks.livekit import OPTIONS, AppModule, analyse, push_tokens
+from ._frameworks.livekit import APPLICATION_OPTIONS, Module, analyse, push_tokens
+from ._frameworks.livekit.vocabulary import setting
 from ._frameworks.pipecat.helpers import spawned_write
 
 
@@ -197,7 +198,7 @@ class DetachedPush(Rule):
     name = "detached-push"
     summary = "a push is handed to a task spawner instead of being awaited"
     fix_availability = "sometimes"
-    options = OPTIONS + pipecat.OPTIONS
+    options = APPLICATION_OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -248,7 +249,7 @@ class Pin(FrameProcessor):
     ]
 
     def required_tokens(self) -> list[tuple]:
-        spawners = tuple(self.settings.get("task-spawners", ("create_task", "ensure_future")))
+        spawners = tuple(setting(self.settings, "task-spawners"))
         spawners += tuple(self.settings.get("pipecat.task-spawners", ("create_task", "ensure_future")))
         methods, (called,) = push_tokens(self.settings)
         return [tuple(dict.fromkeys(spawners)), ((methods, called), pipecat.spawn_tokens())]
@@ -272,7 +273,7 @@ class Pin(FrameProcessor):
                 if push is not None and not _awaited_at_once(module, function, node):
                     yield self._finding(module, function, node, coroutine)
 
-    def _finding(self, module: AppModule, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
+    def _finding(self, module: Module, function: Function, spawn: ast.Call, coroutine: ast.expr) -> Finding:
         file = module.file
         spawner = file.segment(spawn.func)
         message = (
@@ -343,7 +344,7 @@ def _bound_once(module, function: Function, name: str) -> ast.AST | None:
     return values[0] if len(values) == 1 else None
 
 
-def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> bool:
+def _awaited_at_once(module: Module, function: Function, spawn: ast.Call) -> bool:
     """`task = create_task(push)` ... `await task` with no await point in between: nothing
     else runs before the push is awaited (a push scheduled first, then a local commit)."""
     parent = module.index.parents.get(id(spawn))
@@ -357,7 +358,7 @@ def _awaited_at_once(module: AppModule, function: Function, spawn: ast.Call) -> 
     return False
 
 
-def _push_flow(module: AppModule, function: Function) -> ValueFlow:
+def _push_flow(module: Module, function: Function) -> ValueFlow:
     """Which push coroutines a name holds (`push = agent.update_chat_ctx(ctx)`)."""
 
     def sources(node: ast.AST) -> frozenset:
@@ -422,7 +423,7 @@ def _stored_on(module, parent: ast.AST | None, spawn: ast.Call) -> str | None:
 
 
 def _plan(
-    module: AppModule,
+    module: Module,
     function: Function,
     spawn: ast.Call,
     coroutine: ast.expr,

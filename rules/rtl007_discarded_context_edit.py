@@ -15,12 +15,20 @@ from ._analysis.cfg import is_await
 from ._analysis.flags import fresh, names_in
 from ._analysis.index import Function, dotted
 from ._frameworks import framework_of, pipecat
-from ._frameworks.livekit import OPTIONS, AppModule, analyse
+from ._frameworks.livekit import APPLICATION_OPTIONS, Module, analyse
+from ._frameworks.livekit.vocabulary import (
+    ADD_MESSAGE,
+    CONTEXT_NAME,
+    COPY_METHOD,
+    ITEMS,
+    copy_code,
+    discarded_edit_tokens,
+)
+from ._frameworks.livekit.vocabulary import DISCARDABLE_EDITS as EDITS
+from ._frameworks.livekit.vocabulary import DISCARDABLE_ITEM_EDITS as ITEM_EDITS
+from ._frameworks.livekit.vocabulary import EDITS_RETURNING_CONTEXT as RETURNS_CONTEXT
 from ._frameworks.pipecat.discarded import discarded_edits
 
-EDITS = {"add_message", "insert", "remove", "truncate", "merge"}
-ITEM_EDITS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}
-RETURNS_CONTEXT = {"truncate", "merge"}  # their result is the edited context itself
 _TRAILING_COMMENT = re.compile(r"\s*(#.*)$")
 
 
@@ -106,7 +114,7 @@ class DiscardedContextEdit(Rule):
     name = "discarded-context-edit"
     summary = "a context edit is made on a copy nothing keeps, on a read-only view, or its result is written back"
     fix_availability = "sometimes"
-    options = OPTIONS + pipecat.OPTIONS
+    options = APPLICATION_OPTIONS + pipecat.OPTIONS
 
     VALID = [
         """
@@ -136,23 +144,9 @@ async def f(agent, text):
     def required_tokens(self) -> list[tuple]:
         """One of the three shapes, on the raw bytes: `.copy(...).<edit>`, `.chat_ctx.<edit>`
         (a copying context), `update_chat_ctx(<receiver>.<edit>`."""
-        copying = tuple(self.settings.get("copying-contexts", ("chat_ctx",)))
-        pushes = tuple(self.settings.get("push-methods", ("update_chat_ctx",)))
-        edit = (
-            rb"\s*\.\s*(?:add_message|insert|remove|truncate|merge|items\s*\.\s*(?:"
-            + "|".join(ITEM_EDITS).encode()
-            + rb"))\b"
-        )
-        arguments = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"  # two levels of nested parentheses
-        names = b"|".join(re.escape(n.encode()) for n in copying)
-        methods = b"|".join(re.escape(m.encode()) for m in pushes)
-        shapes = (  # each searched only where its name is (the regex scans every dot)
-            ("copy", re.compile(rb"\.\s*copy\s*" + arguments + edit)),
-            (copying, re.compile(rb"\.\s*(?:" + names + rb")" + edit)),
-            (pushes, re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit)),
-        )
+        names, shapes = discarded_edit_tokens(self.settings)
         reads, frames = pipecat.tokens(self.settings), pipecat.push_tokens()
-        names = ("copy", *copying, *pushes, *(w.decode() for w in (*reads[0], *frames[0])))
+        names = (*names, *(w.decode() for w in (*reads[0], *frames[0])))
         return [names, (*shapes, reads, frames)]  # the names first: a file with none is dismissed at once
 
     def check(self, file) -> Iterator[Finding]:
@@ -171,10 +165,10 @@ async def f(agent, text):
                     if finding is not None:
                         yield finding
 
-    def _check_edit(self, module: AppModule, function: Function, edit: ast.Call) -> Finding | None:
+    def _check_edit(self, module: Module, function: Function, edit: ast.Call) -> Finding | None:
         method, target = edit.func.attr, edit.func.value
-        if isinstance(target, ast.Attribute) and target.attr == "items" and method in ITEM_EDITS:
-            target, method = target.value, f"items.{method}"
+        if isinstance(target, ast.Attribute) and target.attr == ITEMS and method in ITEM_EDITS:
+            target, method = target.value, f"{ITEMS}.{method}"
         elif method not in EDITS:
             return None
         parent = module.index.parents.get(id(edit))
@@ -194,7 +188,7 @@ async def f(agent, text):
                 f"raises at run time"
             )
         elif written_back:
-            returned = "a message" if method == "add_message" else "None"
+            returned = "a message" if method == ADD_MESSAGE else "None"
             message = f"the write-back pushes what `{method}` returns ({returned}), not the context it edited"
         else:
             return None
@@ -207,10 +201,10 @@ async def f(agent, text):
         return self.report(file, edit, message, plan=plan, symbol=function.qualname)
 
 
-def _kind(module: AppModule, function: Function, target: ast.AST) -> str | None:
+def _kind(module: Module, function: Function, target: ast.AST) -> str | None:
     """ "copy" for `<context>.copy(...)`, "view" for a read-only `agent.chat_ctx`, else None."""
     vocabulary = module.vocabulary
-    if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr == "copy":
+    if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr == COPY_METHOD:
         context = target.func.value
         if isinstance(context, ast.Attribute) and (
             context.attr in vocabulary.copying_contexts or module.is_local_context(context, function)
@@ -237,11 +231,11 @@ def _copy_of(file, target: ast.AST, kind: str | None) -> str | None:
     if kind == "copy":
         return file.segment(target)
     if kind == "view":
-        return f"{file.segment(target)}.copy()"
+        return copy_code(file.segment(target))
     return None
 
 
-def _plan_statement(module: AppModule, function: Function, edit: ast.Call, target: ast.AST, kind: str) -> fx.Plan:
+def _plan_statement(module: Module, function: Function, edit: ast.Call, target: ast.AST, kind: str) -> fx.Plan:
     file, index = module.file, module.index
     source = target.func.value if kind == "copy" else target
     owner, source_text = file.segment(source.value) if isinstance(source, ast.Attribute) else None, file.segment(source)
@@ -266,7 +260,7 @@ def _plan_statement(module: AppModule, function: Function, edit: ast.Call, targe
             f"an await runs between the edit and the write-back at line {call.lineno}; a copy taken at the edit "
             f"would be stale by then"
         )
-    name = fresh("chat_ctx", names_in(function.node))
+    name = fresh(CONTEXT_NAME, names_in(function.node))
     binding = f"{name} = {_copy_of(file, target, kind)}\n"
     edit_path, push_path = file.path_of(statement), file.path_of(index.statement_of(call))
     target_text, push_text = file.segment(target), file.segment(call)
@@ -289,13 +283,13 @@ def _block_of(index, statement: ast.stmt) -> list[ast.stmt]:
     return [statement]
 
 
-def _plan_written_back(module: AppModule, call: ast.Call, edit: ast.Call, target: ast.AST, kind: str | None) -> fx.Plan:
+def _plan_written_back(module: Module, call: ast.Call, edit: ast.Call, target: ast.AST, kind: str | None) -> fx.Plan:
     file, index = module.file, module.index
     function = index.function_of_node(call)
     copy = _copy_of(file, target, kind)
     if copy is None and not (isinstance(target, (ast.Name, ast.Attribute)) and dotted(target)):
         return fx.no_fix("the edited context has no name to write back")
-    name = fresh("chat_ctx", names_in(function.node)) if copy is not None else file.segment(target)
+    name = fresh(CONTEXT_NAME, names_in(function.node)) if copy is not None else file.segment(target)
     statement = index.statement_of(call)
     edit_text = name + file.segment(edit)[len(file.segment(target)) :]
     # continuation lines are rendered relative to the block's indentation (LibCST adds it)

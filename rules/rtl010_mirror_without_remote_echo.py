@@ -24,7 +24,7 @@ from ._frameworks.livekit.realtime.provider import (
     required_tokens,
     runs_unseen_code,
 )
-from ._frameworks.livekit.realtime.provider import OPTIONS as PROVIDER_OPTIONS
+from ._frameworks.livekit.vocabulary import EMIT_METHOD, PROVIDER_OPTIONS, setting
 
 OPTIONS = (
     *PROVIDER_OPTIONS,
@@ -132,7 +132,7 @@ class Session(llm.RealtimeSession):
     def required_tokens(self) -> list[tuple[object, ...]]:
         return [
             *required_tokens(self.settings),
-            tuple(self.settings.get("diff-removals", ("to_remove",))),
+            tuple(setting(self.settings, "diff-removals")),
             DELETE_WORDS,
             (MIRROR_INSERT,),
         ]
@@ -184,7 +184,7 @@ def _echoes(session: ProviderSession, idx: Index, events: set[str]) -> bool:
             if type(node) is not ast.Call:
                 continue
             func = node.func
-            if type(func) is ast.Attribute and func.attr == "emit" and node.args:
+            if type(func) is ast.Attribute and func.attr == EMIT_METHOD and node.args:
                 event = _constant(idx, node.args[0])
                 if event is None or event in events:
                     return True

@@ -28,10 +28,8 @@ from ._frameworks.livekit.realtime.provider import (
     provider_sessions,
     required_tokens,
     self_attribute,
-    words,
 )
-from ._frameworks.livekit.realtime.provider import OPTIONS as PROVIDER_OPTIONS
-from ._frameworks.livekit.realtime.vocabulary import CONTEXT_FLOW
+from ._frameworks.livekit.vocabulary import CONTEXT_FLOW, PROVIDER_OPTIONS, pushed_argument, vocabulary
 
 OPTIONS = (
     *PROVIDER_OPTIONS,
@@ -242,7 +240,7 @@ class _Session:
     @classmethod
     def of(cls, file: FileContext, idx: Index, session: ProviderSession) -> _Session:
         pushing = session.pushing(idx)
-        diffs = set(words(file, "diff-functions"))
+        diffs = vocabulary(file).diff_functions
         replayers = set(session.push)
         for name in session.helpers:
             nodes = [n for f in session.method_functions(idx, [name]) for n in idx.nodes(f.node)]
@@ -284,7 +282,7 @@ def _replays(file: FileContext, idx: Index, context: _Session, function: Functio
     g = graph(file, function.node)
     resent = None
     for call in calls:
-        argument = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "chat_ctx"), None)
+        argument = pushed_argument(call)
         reset = next((r for r in resets if g.precedes(r, call)), None)
         if argument is None or reset is None:
             continue

@@ -1,16 +1,18 @@
-"""The framework seam of the application rules (RTL005-RTL008): one package per framework
-answers the rules' questions in that framework's words, and a rule asks `framework_of(file)`
-which one a file speaks before asking anything else. The two never mix in one finding.
+"""The framework seam of the rules: one package per framework answers the rules' questions in
+that framework's words, and a rule asks `framework_of(file)` which one a file speaks before
+asking anything else. The two never mix in one finding.
 
-- `livekit`: LiveKit Agents (agents, tasks and sessions, their `chat_ctx`, snapshots by
-  `.copy()`, write-backs by `update_chat_ctx`); `livekit.realtime` is LiveKit's realtime side
-  (sessions, mirrors, the push lock) for RTL001-RTL004 and RTL010-RTL011.
+- `livekit`: LiveKit Agents, with one vocabulary (`livekit.vocabulary`: every option and
+  word) and one analysis per file (`livekit.analyse(file)`): its application side (agents,
+  tasks and sessions, their `chat_ctx`, snapshots by `.copy()`, write-backs by
+  `update_chat_ctx`; RTL005-RTL007) and its realtime side (`livekit.realtime`: sessions,
+  mirrors, the push lock, provider sessions; RTL001-RTL004, RTL010-RTL011).
 - `pipecat`: Pipecat (an `LLMContext`'s live message list, its copies, direct writes and
   context frames, pushes and queues of frames, its spawners).
 
 Every framework module has `NAME`, `OPTIONS` (its `[tool.rtlint]` keys; Pipecat's are namespaced,
-`[tool.rtlint.pipecat]`), `owns(file)` and `tokens(settings)` (the raw-bytes pre-filter of
-what it can report).
+`[tool.rtlint.pipecat]`), `owns(file)`, `tokens(settings)` (the raw-bytes pre-filter of
+what it can report) and `analyse(file)` (its view of the file, built once per file).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class Framework(Protocol):
     def owns(self, file: FileContext) -> bool: ...
 
     def tokens(self, settings: Settings) -> list[tuple[Any, ...]]: ...
+
+    def analyse(self, file: FileContext) -> Any: ...
 
 
 def framework_of(file: FileContext) -> Framework:

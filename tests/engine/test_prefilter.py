@@ -81,7 +81,7 @@ def test_the_push_call_pattern_is_linear_on_runs_of_comment_marks() -> None:
     datetime.py never finished. A hang becomes a failure here (SIGALRM)."""
     import signal
 
-    from rules._frameworks.livekit.realtime.vocabulary import method_call
+    from rules._frameworks.livekit.vocabulary import method_call
 
     pattern = method_call(("update_chat_ctx", "_update_session"))
     raw = b"x = a." + b"#" * 60 + b"\nb = 1\n" + b"self.  # why\n    update_chat_ctx(ctx)\n"

@@ -7,7 +7,7 @@ import textwrap
 
 from rtlint.core.context import FileContext
 from rtlint.core.settings import Settings
-from rtlint.rules._frameworks.livekit.realtime import OPTIONS, analyse
+from rtlint.rules._frameworks.livekit import OPTIONS, analyse
 from rtlint.rules._frameworks.livekit.realtime.contexts import (
     commit_call,
     committed_before,

@@ -1,22 +1,33 @@
-"""LiveKit Agents' application vocabulary (design.md, "Rules for application code"):
-`agents` (agents, tasks, sessions, local contexts, snapshots, write-backs, spawners)."""
+"""LiveKit Agents behind the framework seam: one vocabulary (`vocabulary`: every option and
+word), one analysis per file (`analyse(file)` -> `Module`, `module`), its application side
+(`agents`: agents, tasks, sessions, local contexts, snapshots, write-backs, spawners) and its
+realtime side (`realtime`: sessions, mirrors, pushes, the push lock, provider sessions)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .agents import (
-    ADDITIVE_EDITS,
-    ADDITIVE_ITEM_EDITS,
+from .agents import ContextSnapshot
+from .module import Module, analyse
+from .realtime.pushlock import (
+    StaleSnapshot,
+    flow,
+    lock_takers,
+    push_lock,
+    reported_pushes,
+    stale_snapshots,
+    unserialized_pushes,
+)
+from .realtime.sessions import MirrorSnapshot, Push
+from .vocabulary import (
+    APPLICATION_OPTIONS,
     OPTIONS,
-    OTHER_EDITS,
-    OTHER_ITEM_EDITS,
-    AppModule,
-    Snapshot,
+    PROVIDER_OPTIONS,
+    REALTIME_OPTIONS,
     Vocabulary,
-    analyse,
     push_tokens,
     session_update_tokens,
+    vocabulary,
 )
 
 if TYPE_CHECKING:
@@ -37,18 +48,27 @@ def tokens(settings) -> list[tuple]:
 
 
 __all__ = [
-    "ADDITIVE_EDITS",
-    "ADDITIVE_ITEM_EDITS",
+    "APPLICATION_OPTIONS",
     "NAME",
     "OPTIONS",
-    "OTHER_EDITS",
-    "OTHER_ITEM_EDITS",
-    "AppModule",
-    "Snapshot",
+    "PROVIDER_OPTIONS",
+    "REALTIME_OPTIONS",
+    "ContextSnapshot",
+    "MirrorSnapshot",
+    "Module",
+    "Push",
+    "StaleSnapshot",
     "Vocabulary",
     "analyse",
+    "flow",
+    "lock_takers",
     "owns",
+    "push_lock",
     "push_tokens",
+    "reported_pushes",
     "session_update_tokens",
+    "stale_snapshots",
     "tokens",
+    "unserialized_pushes",
+    "vocabulary",
 ]

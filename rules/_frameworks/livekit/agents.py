@@ -1,6 +1,7 @@
-"""The application vocabulary of RTL005-RTL007 (design.md, "Rules for application code"):
+"""The application side of LiveKit (design.md, "Rules for application code"; RTL005-RTL007):
 agents and tasks, agent sessions, their local contexts, snapshots of them, write-backs and
-task spawners. Names only: how values flow between names is the shared analysis' job.
+task spawners, in the words of `vocabulary`. Names only: how values flow between names is
+the shared analysis' job.
 
 Terms: a *local context* is an agent's or task's conversation (`agent.chat_ctx`,
 `self.chat_ctx` in an `Agent`/`AgentTask` subclass, `session.history`); a *snapshot* is a
@@ -17,198 +18,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rtlint.core.settings import Option
-
 from ..._analysis.cfg import Graph, Point, graph
-from ..._analysis.index import Function, Index, annotation_names, dotted, final_name, index, parameters
+from ..._analysis.index import Function, Index, annotation_names, final_name, parameters
 from ..._analysis.members import Attribute, Stale, attribute
 from ..._analysis.types import Types, accepts_one_argument, types
-from ..._analysis.values import FlowRules, ValueFlow
-from .realtime.vocabulary import PUSH_METHODS, method_call
-from .realtime.vocabulary import required_tokens as push_tokens
+from ..._analysis.values import ValueFlow
+from .vocabulary import CONTEXT_KEYWORD, SNAPSHOT_FLOW, pushed_argument
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
 
-OPTIONS = (
-    PUSH_METHODS,
-    Option(
-        "agent-types",
-        ["Agent", "AgentTask"],
-        "base classes and annotations that mark an agent or task (a name ending in one counts too)",
-    ),
-    Option("agent-names", ["agent", "_agent", "current_agent"], "names and attributes that hold an agent or task"),
-    Option("agent-session-types", ["AgentSession"], "annotations that mark an agent session (its `history`)"),
-    Option("agent-session-names", ["session", "_session"], "names and attributes that hold an agent session"),
-    Option(
-        "local-contexts",
-        ["chat_ctx", "_chat_ctx", "history"],
-        "attributes of an agent, task or agent session that hold its conversation",
-    ),
-    Option(
-        "copying-contexts",
-        ["chat_ctx"],
-        "local-context properties whose read answers with a read-only copy (LiveKit's Agent.chat_ctx)",
-    ),
-    Option("context-types", ["ChatContext"], "type names of a conversation, in annotations"),
-    Option(
-        "snapshot-parameters",
-        ["on_user_turn_completed:turn_ctx", "llm_node:chat_ctx", "*:turn_ctx"],
-        "the hook table: `function:parameter` pairs whose context is a copy taken before the function "
-        "started (`*` for any function)",
-    ),
-    Option(
-        "session-update-methods",
-        ["_update_session"],
-        "realtime-session methods that push their `chat_ctx=` argument (LiveKit's `RealtimeSession._update_session`)",
-    ),
-    Option(
-        "push-receiver-types",
-        [],
-        "further types whose push-method calls are pushes (a wrapper of your own around an agent or session)",
-    ),
-    Option(
-        "callback-methods",
-        ["on_exit", "on_user_turn_completed", "llm_node", "@function_tool"],
-        "methods of an agent or task that the framework calls later, after other turns (`@name` for the ones a "
-        "decorator marks): a snapshot stored on `self` before them is stale there",
-    ),
-    Option(
-        "task-spawners",
-        ["create_task", "ensure_future"],
-        "functions and methods that run a coroutine as a detached task",
-    ),
-)
-
-# edits of a context that only add items, and the ones that change it otherwise
-ADDITIVE_EDITS = {"add_message", "insert"}
-ADDITIVE_ITEM_EDITS = {"append", "extend"}  # on `<ctx>.items`
-OTHER_EDITS = {
-    "remove",
-    "truncate",
-    "merge",
-    "_summarize",
-    "summarize",
-    "_upsert_item",
-    "clear",
-    "pop",
-    "sort",
-    "reverse",
-}
-OTHER_ITEM_EDITS = {"insert", "remove", "pop", "clear", "sort", "reverse"}
-# the keywords of LiveKit's push signatures (`Agent.update_chat_ctx(chat_ctx, *,
-# exclude_invalid_function_calls=True)`, `RealtimeSession.update_chat_ctx(chat_ctx)`)
-PUSH_KEYWORDS = frozenset({"chat_ctx", "exclude_invalid_function_calls"})
-# methods whose result is (a transformed) copy of their receiver: still the snapshot's content
-DERIVING_METHODS = {"copy", "_summarize", "summarize", "truncate", "merge"}
-
+    from .vocabulary import Vocabulary
 
 AGENT, OTHER = "agent", "other"  # keys of the agent flow
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    push_methods: frozenset[str]
-    agent_types: tuple[str, ...]
-    agent_names: frozenset[str]
-    session_types: tuple[str, ...]
-    session_names: frozenset[str]
-    local_contexts: frozenset[str]
-    copying_contexts: frozenset[str]
-    context_types: tuple[str, ...]
-    hook_table: tuple[tuple[str, str], ...]
-    spawners: frozenset[str]
-    receiver_types: tuple[str, ...]  # configured push receivers
-    session_updates: frozenset[str]  # realtime-session methods that push their `chat_ctx=`
-    callbacks: frozenset[str]  # methods (or `@decorators`) the framework calls later
-    realtime_types: tuple[str, ...]  # the realtime rules' `session-types`
-
-    @classmethod
-    def from_settings(cls, settings) -> Vocabulary:
-        def get(name: str) -> tuple[str, ...]:
-            return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
-
-        hooks = []
-        for entry in get("snapshot-parameters"):
-            function, _, parameter = entry.partition(":")
-            if parameter:
-                hooks.append((function.strip(), parameter.strip()))
-        return cls(
-            frozenset(get("push-methods")),
-            get("agent-types"),
-            frozenset(get("agent-names")),
-            get("agent-session-types"),
-            frozenset(get("agent-session-names")),
-            frozenset(get("local-contexts")),
-            frozenset(get("copying-contexts")),
-            get("context-types"),
-            tuple(hooks),
-            frozenset(get("task-spawners")),
-            get("push-receiver-types"),
-            frozenset(get("session-update-methods")),
-            frozenset(get("callback-methods")),
-            tuple(settings.get("session-types", ("RealtimeSession",))),
-        )
-
-    # -- types --------------------------------------------------------------------------
-    def is_agent_type(self, name: str) -> bool:
-        return any(name == t or name.endswith(t) for t in self.agent_types)
-
-    def is_session_type(self, name: str) -> bool:
-        return any(name == t or name.endswith(t) for t in self.session_types)
-
-    def is_realtime_type(self, name: str) -> bool:
-        return any(name == t or name.endswith(t) for t in self.realtime_types)
-
-    def is_context_annotation(self, annotation: ast.AST | None) -> bool:
-        return any(n in self.context_types for n in annotation_names(annotation))
-
-    def is_agent_annotation(self, annotation: ast.AST | None) -> bool:
-        return any(self.is_agent_type(n) for n in annotation_names(annotation))
-
-    def is_session_annotation(self, annotation: ast.AST | None) -> bool:
-        return any(self.is_session_type(n) for n in annotation_names(annotation))
-
-    def is_snapshot_parameter(self, function: str, parameter: ast.arg) -> bool:
-        if self.is_context_annotation(parameter.annotation):
-            return True
-        return any(p == parameter.arg and f in ("*", function) for f, p in self.hook_table)
-
-    # -- calls ----------------------------------------------------------------------------
-    def push_call(self, node: ast.AST) -> tuple[ast.expr, ast.expr | None] | None:
-        """(receiver, pushed context) of `<receiver>.update_chat_ctx(ctx)`, else None."""
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            return None
-        if node.func.attr not in self.push_methods:
-            return None
-        argument = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
-        return node.func.value, argument
-
-    def push_shaped(self, call: ast.Call) -> bool:
-        """The call has a push's signature: one context (positional or `chat_ctx=`) and
-        only the push's keywords (`*args`/`**kwargs` could be anything: yes)."""
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            return True
-        keywords = {k.arg for k in call.keywords}
-        return len(call.args) + ("chat_ctx" in keywords) == 1 and keywords <= PUSH_KEYWORDS
-
-    def is_spawner(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.Call) and final_name(node.func) in self.spawners
-
-
-def session_update_tokens(settings) -> tuple:
-    """RTL005's pre-filter alternative for a push by `_update_session(chat_ctx=...)`: a
-    session-update method's name (a substring) called as a method."""
-    methods = tuple(settings.get("session-update-methods", ("_update_session",)))
-    return (tuple(m.encode() for m in methods), method_call(methods))
 
 
 # -- the analysis of one file -------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """A snapshot of a local context: where it is taken and what of."""
+class ContextSnapshot:
+    """A snapshot of an agent's, task's or agent session's local context (RTL005's
+    snapshot): where it is taken and what of."""
 
     node: ast.AST  # the `.copy(...)` call, the property read, or the parameter's `ast.arg`
     kind: str  # "copy", "read" or "parameter"
@@ -223,21 +54,44 @@ class Snapshot:
         return f"`{self.context}` {taken} at line {self.node.lineno}"
 
 
-class AppModule:
-    """Agents, snapshots, write-backs and spawns of one file, on the shared analysis."""
+class Agents:
+    """The application side of the LiveKit view of one file (a base of `livekit.Module`,
+    which sets `file`, `index` and `vocabulary`): agents, snapshots of local contexts,
+    write-backs and spawns, on the shared analysis. The realtime side's
+    `is_realtime_session` (`realtime.sessions.Sessions`) tells a push into a realtime session."""
 
-    def __init__(self, file: FileContext) -> None:
-        self.file = file
-        self.vocabulary = Vocabulary.from_settings(file.settings)
-        self.index: Index = index(file)
-        self.types: Types = types(file)
-        self.snapshots: dict[int, Snapshot] = {}  # key id(node) -> snapshot
+    file: FileContext
+    index: Index
+    vocabulary: Vocabulary
+
+    def _init_agents(self) -> None:
+        self.context_snapshots: dict[int, ContextSnapshot] = {}  # key id(node) -> snapshot
         self._agent_flows: dict[int, ValueFlow] = {}
         self._flows: dict[int, ValueFlow] = {}
         self._calls: dict[int, list[ast.Call]] = {}
-        self.agent_classes = self._agent_classes()
-        self.agent_class_names = {c.node.name for c in self.index.classes if id(c.node) in self.agent_classes}
+        self._agent_classes_found: set[int] | None = None
+        self._agent_class_names: set[str] | None = None
         self._agent_attributes: set[str] | None = None
+        self._types: Types | None = None
+
+    @property
+    def types(self) -> Types:
+        if self._types is None:
+            self._types = types(self.file)
+        return self._types
+
+    @property
+    def agent_classes(self) -> set[int]:
+        """The classes of the file that derive from an agent or task type (by id of the node)."""
+        if self._agent_classes_found is None:
+            self._agent_classes_found = self._agent_classes()
+        return self._agent_classes_found
+
+    @property
+    def agent_class_names(self) -> set[str]:
+        if self._agent_class_names is None:
+            self._agent_class_names = {c.node.name for c in self.index.classes if id(c.node) in self.agent_classes}
+        return self._agent_class_names
 
     # -- agents ---------------------------------------------------------------------------
     def _agent_classes(self) -> set[int]:
@@ -349,13 +203,13 @@ class AppModule:
             self._calls[key] = [n for n in self.index.nodes(function.node) if isinstance(n, ast.Call)]
         return self._calls[key]
 
-    def is_session(self, expr: ast.AST, function: Function) -> bool:
+    def is_agent_session(self, expr: ast.AST, function: Function) -> bool:
         name = final_name(expr)
-        if name in self.vocabulary.session_names:
+        if name in self.vocabulary.agent_session_names:
             return True
         if isinstance(expr, ast.Name):
             return any(
-                a.arg == expr.id and self.vocabulary.is_session_annotation(a.annotation)
+                a.arg == expr.id and self.vocabulary.is_agent_session_annotation(a.annotation)
                 for a in parameters(function.node)
             )
         return False
@@ -370,7 +224,7 @@ class AppModule:
         vocabulary = self.vocabulary
         return any(
             vocabulary.is_agent_type(n)
-            or vocabulary.is_session_type(n)
+            or vocabulary.is_agent_session_type(n)
             or vocabulary.is_realtime_type(n)
             or n in vocabulary.receiver_types
             for n in self.types.lineage(name)
@@ -395,7 +249,7 @@ class AppModule:
                 return None
             defined = [d for d in (self.types.method(n, node.func.attr) for n in names) if d is not None]
             return found if not defined or any(accepts_one_argument(d) for d in defined) else None
-        if function is not None and (self.is_agent(receiver, function) or self.is_session(receiver, function)):
+        if function is not None and (self.is_agent(receiver, function) or self.is_agent_session(receiver, function)):
             return found
         return found if self.vocabulary.push_shaped(node) else None
 
@@ -405,7 +259,7 @@ class AppModule:
         return (
             isinstance(expr, ast.Attribute)
             and expr.attr in self.vocabulary.local_contexts
-            and (self.is_agent(expr.value, function) or self.is_session(expr.value, function))
+            and (self.is_agent(expr.value, function) or self.is_agent_session(expr.value, function))
         )
 
     def _snapshot_source(self, function: Function):
@@ -415,22 +269,22 @@ class AppModule:
             found = None
             if isinstance(node, ast.arg):
                 if vocabulary.is_snapshot_parameter(function.node.name, node):
-                    found = Snapshot(node, "parameter", None, None, "")
+                    found = ContextSnapshot(node, "parameter", None, None, "")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "copy":
                 context = node.func.value
                 if self.is_local_context(context, function):
                     inner = segment(node)[len(segment(node.func)) :].strip()[1:-1].strip()
-                    found = Snapshot(node, "copy", segment(context.value), segment(context), inner)
+                    found = ContextSnapshot(node, "copy", segment(context.value), segment(context), inner)
             elif (
                 isinstance(node, ast.Attribute)
                 and node.attr in vocabulary.copying_contexts
                 and isinstance(node.ctx, ast.Load)
                 and self.is_agent(node.value, function)
             ):
-                found = Snapshot(node, "read", segment(node.value), segment(node), "")
+                found = ContextSnapshot(node, "read", segment(node.value), segment(node), "")
             if found is None:
                 return frozenset()
-            self.snapshots[id(node)] = found
+            self.context_snapshots[id(node)] = found
             return frozenset({id(node)})
 
         return sources
@@ -441,7 +295,7 @@ class AppModule:
         if id(function.node) not in self._flows:
             outer = self.snapshot_flow(function.outer) if function.outer else None
             self._flows[id(function.node)] = ValueFlow(
-                self.graph(function), function.node, self._snapshot_source(function), _SNAPSHOT_RULES, outer=outer
+                self.graph(function), function.node, self._snapshot_source(function), SNAPSHOT_FLOW, outer=outer
             )
         return self._flows[id(function.node)]
 
@@ -457,25 +311,20 @@ class AppModule:
         """(call, session, pushed context) of every push on a realtime session (the realtime
         vocabulary's sessions: names, annotations, `.session()` assignments, aliases):
         `update_chat_ctx(ctx)` and `_update_session(chat_ctx=ctx)`."""
-        from .realtime.sessions import analyse as realtime
-
-        vocabulary, sessions = self.vocabulary, None
+        vocabulary = self.vocabulary
         for node in self.calls(function):
             if not isinstance(node.func, ast.Attribute):
                 continue
             method = node.func.attr
             if method in vocabulary.push_methods:
-                pushed = (
-                    node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
-                )
+                pushed = pushed_argument(node)
             elif method in vocabulary.session_updates:
-                pushed = next((k.value for k in node.keywords if k.arg == "chat_ctx"), None)
+                pushed = next((k.value for k in node.keywords if k.arg == CONTEXT_KEYWORD), None)
             else:
                 continue
             if pushed is None:
                 continue
-            sessions = sessions or realtime(self.file)
-            if sessions.is_session(node.func.value, function):
+            if self.is_realtime_session(node.func.value, function):
                 yield node, node.func.value, pushed
 
     # -- snapshots stored on `self` ---------------------------------------------------------
@@ -498,12 +347,12 @@ class AppModule:
             return "none"
         return "other"
 
-    def stored_snapshots(self, model: Attribute) -> list[tuple[Function, Snapshot]]:
+    def stored_snapshots(self, model: Attribute) -> list[tuple[Function, ContextSnapshot]]:
         """(writer, the snapshot it stores) of every assignment of the attribute."""
         found = []
         for writer in model.writers:
             for key in sorted(self.snapshot_flow(writer.method).origins(writer.value)):
-                found.append((writer.method, self.snapshots[key]))
+                found.append((writer.method, self.context_snapshots[key]))
         return sorted(found, key=lambda f: f[1].node.lineno)
 
     def stale_stored(self, function: Function, pushed: ast.AST) -> tuple[Attribute, Stale] | None:
@@ -524,7 +373,7 @@ class AppModule:
         )
         return decorated or (self.is_agent_class(function) and function.node.name in callbacks)
 
-    def awaits_before(self, function: Function, snapshot: Snapshot, call: ast.AST) -> list[Point]:
+    def awaits_before(self, function: Function, snapshot: ContextSnapshot, call: ast.AST) -> list[Point]:
         """Await points that can run after the snapshot (the function's start, for a
         parameter) and before `call`, on a path that does not take the snapshot again (a
         snapshot re-taken in every loop pass is fresh). For a snapshot of an enclosing
@@ -545,28 +394,3 @@ class AppModule:
                 if found:
                     return found
         return []
-
-
-def _carries(call: ast.Call, origins) -> frozenset:
-    if isinstance(call.func, ast.Attribute) and call.func.attr in DERIVING_METHODS:
-        return origins(call.func.value)
-    return frozenset()
-
-
-_SNAPSHOT_RULES = FlowRules(carries=_carries)
-
-
-def analyse(file: FileContext) -> AppModule:
-    return file.memo("rules._frameworks.livekit", lambda: AppModule(file))
-
-
-__all__ = [
-    "OPTIONS",
-    "Vocabulary",
-    "AppModule",
-    "Snapshot",
-    "analyse",
-    "dotted",
-    "push_tokens",
-    "session_update_tokens",
-]

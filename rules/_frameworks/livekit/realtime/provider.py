@@ -22,36 +22,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rtlint.core.astnodes import children, walk
-from rtlint.core.settings import Option
 
 from ...._analysis.index import ClassInfo, Function, FunctionNode, Index, annotation_names, final_name, index
 from ...._analysis.locks import MethodFacts, lock_model
-from .vocabulary import OPTIONS as _VOCABULARY
+from ..vocabulary import setting, vocabulary
 
 if TYPE_CHECKING:
     from rtlint.core.context import FileContext
-
-_SHARED = {option.name: option for option in _VOCABULARY}
-OPTIONS = (
-    _SHARED["session-types"],
-    _SHARED["push-methods"],
-    Option(
-        "mirror-attributes",
-        ["_remote_chat_ctx"],
-        "attributes in which a provider's session keeps its mirror of the server conversation",
-    ),
-    Option(
-        "mirror-types",
-        ["RemoteChatContext"],
-        "types of a provider session's mirror (an attribute annotated with one, or assigned one, is a mirror)",
-    ),
-    Option(
-        "diff-functions",
-        ["compute_chat_ctx_diff"],
-        "functions that diff a session's mirror (their first argument) against the context it is pushed",
-    ),
-    Option("diff-removals", ["to_remove"], "attributes of a diff that list the items the push deletes"),
-)
 
 DELETE_WORDS = ("delete", "Delete", "DELETE")  # what a delete sent for a removal says (RTL010's token too)
 # `<x>.<mirror>.insert(` or `<x>.<mirror>.items.append|insert|extend(`: a mirror insert, for the pre-filter
@@ -127,11 +104,6 @@ class ProviderSession:
         )
 
 
-def words(file: FileContext, option: str) -> tuple[str, ...]:
-    default = next(o.default for o in OPTIONS if o.name == option)
-    return tuple(file.settings.get(option, default))
-
-
 def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:
     """A provider session names a session type, has a mirror (`declared`: one named by the
     options or a type, not only what the push diffs against), and defines the push: a push
@@ -139,7 +111,7 @@ def required_tokens(settings, declared: bool = False) -> list[tuple[Any, ...]]:
     the applications', which the other rules read)."""
 
     def get(name: str) -> tuple[str, ...]:
-        return tuple(settings.get(name, next(o.default for o in OPTIONS if o.name == name)))
+        return tuple(setting(settings, name))
 
     methods = get("push-methods")
     names = b"|".join(re.escape(m.encode()) for m in methods)
@@ -157,8 +129,8 @@ def provider_sessions(file: FileContext) -> list[ProviderSession]:
 
 def _sessions(file: FileContext) -> list[ProviderSession]:
     idx = index(file)
-    types = words(file, "session-types")
-    push_names = set(words(file, "push-methods"))
+    words = vocabulary(file)
+    types, push_names = words.realtime_types, words.push_methods
     locks = lock_model(file)
     found = []
     for info in idx.classes:
@@ -200,8 +172,8 @@ def _reached(start: set[str], facts: dict[str, MethodFacts]) -> set[str]:
 def _learn_mirrors(file: FileContext, idx: Index, session: ProviderSession) -> None:
     """The configured attributes the class uses, attributes of a mirror type, and what the
     push and its helpers diff the pushed context against."""
-    configured, types = set(words(file, "mirror-attributes")), set(words(file, "mirror-types"))
-    diffs = set(words(file, "diff-functions"))
+    words = vocabulary(file)
+    configured, types, diffs = words.mirror_attributes, words.mirror_types, words.diff_functions
     mirrors = session.declared
     for cls in session.classes:  # one pass over the class's nodes, its methods' included
         for node in idx.class_nodes.get(id(cls.node), ()):
@@ -295,7 +267,7 @@ def removal_deletes(file: FileContext, session: ProviderSession) -> list[tuple[F
     body sends a delete: a name, attribute or string that says "delete" (outside logging
     calls), there or in a function of the file it calls."""
     idx = index(file)
-    removals = set(words(file, "diff-removals"))
+    removals = vocabulary(file).diff_removals
     found = []
     for function in session.pushing(idx):
         for node in idx.nodes(function.node):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rtlint.core.astnodes import walk
 
@@ -18,15 +19,18 @@ from ...._analysis.cfg import graph
 from ...._analysis.index import ClassInfo, Function, FunctionNode
 from ...._analysis.locks import Region
 from ...._analysis.values import ValueFlow
-from .sessions import Module, Push, Snapshot
-from .vocabulary import CONTEXT_FLOW
+from ..vocabulary import CONTEXT_FLOW
+from .sessions import MirrorSnapshot, Push
+
+if TYPE_CHECKING:
+    from ..module import Module
 
 
 def flow(module: Module, function: Function) -> ValueFlow:
     """The snapshots (by id of their node) each value of `function` carries."""
 
     def compute() -> ValueFlow:
-        ids = {id(s.node) for s in module.snapshots_in(function.node)}
+        ids = {id(s.node) for s in module.mirror_snapshots_in(function.node)}
         outer = flow(module, function.outer) if function.outer is not None else None
         return ValueFlow(
             graph(module.file, function.node),
@@ -47,7 +51,7 @@ def push_lock(module: Module, info: ClassInfo | None) -> str | None:
 
 def _decide(module: Module, info: ClassInfo) -> str | None:
     snapshot_statements = module.file.memo(
-        ("livekit.realtime.snapshot_statements", None), lambda: {id(s.stmt) for s in module.snapshots}
+        ("livekit.realtime.snapshot_statements", None), lambda: {id(s.stmt) for s in module.mirror_snapshots}
     )
     counts: dict[str, int] = {}
     for push in module.pushes_of_class(info.node):
@@ -114,7 +118,7 @@ def lock_takers(module: Module, info: ClassInfo, lock: str) -> set[str]:
 
 @dataclass
 class StaleSnapshot:
-    snapshot: Snapshot
+    snapshot: MirrorSnapshot
     push: Push  # the first push the snapshot flows into
     pushes: list[Push]  # every push it flows into unserialized
 
@@ -122,7 +126,7 @@ class StaleSnapshot:
 def stale_snapshots(module: Module) -> list[StaleSnapshot]:
     def compute() -> list[StaleSnapshot]:
         found = []
-        for snapshot in module.snapshots:
+        for snapshot in module.mirror_snapshots:
             function = snapshot.function
             carried = flow(module, function)
             pushes = [p for p in module.pushes_in(function.node) if id(snapshot.node) in carried.origins(p.argument)]
