@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,11 @@ class _GitIgnores:
                 import pathspec
 
                 spec = pathspec.GitIgnoreSpec.from_lines(lines)
+                for pattern in spec.patterns:
+                    if pattern.regex is not None:
+                        linear = linear_stars(pattern.regex.pattern)
+                        if linear != pattern.regex.pattern:
+                            pattern.regex = re.compile(linear)
             self._cache[directory] = spec
         return self._cache[directory]
 
@@ -83,6 +89,33 @@ class _GitIgnores:
             if result.include is not None:
                 return bool(result.include)
         return False
+
+
+_STAR = "[^/]*"
+# what may stand between two stars for the rewrite: one character each (a literal, an escape,
+# `?` as `[^/]`, a bracket class that is not negated), so every piece has a fixed length
+_PIECE = re.compile(r"(?:\\.|[^\\\[\]()*+?{}|^$.]|\[\^/\]|\[[^\]^/][^\]/]*\])+")
+
+
+def linear_stars(regex: str) -> str:
+    """A .gitignore pattern's regular expression (pathspec's translation) that matches in
+    linear time. `a*a*a*a*a*a*a*a*a*a*a*a*b` becomes `a[^/]*a[^/]*...b`, whose backtracking
+    takes exponential time on a long name of `a`s (seconds at 30 characters, hours at 60;
+    git's own matcher is slow on it too). Every star but a segment's last is made atomic and
+    lazy, `(?=(?P<g>[^/]*?piece))(?P=g)` (a lookahead does not backtrack, in Python 3.10 as
+    well): it takes the first place where the fixed-length piece after it matches, which is
+    always as good as a later one, because the next star can take whatever lies between.
+    The same names match; a pattern with anything else between its stars is left as it is."""
+    parts = regex.split(_STAR)
+    if len(parts) < 3:
+        return regex
+    out = [parts[0]]
+    for index, piece in enumerate(parts[1:-1], start=1):
+        if not _PIECE.fullmatch(piece):
+            return regex
+        out.append(f"(?=(?P<_rt{index}>[^/]*?{piece}))(?P=_rt{index})")
+    out.append(_STAR + parts[-1])
+    return "".join(out)
 
 
 def _relative_to(path: str, root: str) -> str | None:
