@@ -151,7 +151,7 @@ async def f(agent, text):
             (copying, re.compile(rb"\.\s*(?:" + names + rb")" + edit)),
             (pushes, re.compile(rb"(?:" + methods + rb")\s*\(\s*[\w.]*(?:" + arguments + rb"[\w.]*)*" + edit)),
         )
-        reads, frames = pipecat.tokens(self.settings), pipecat.push_tokens()
+        reads, frames = pipecat.tokens(self.settings), pipecat.change_tokens()
         names = ("copy", *copying, *pushes, *(w.decode() for w in (*reads[0], *frames[0])))
         return [names, (*shapes, reads, frames)]  # the names first: a file with none is dismissed at once
 
