@@ -159,3 +159,31 @@ def test_rtl007_parses_no_pipecat_file_that_builds_no_changing_frame() -> None:
     builds = b"from pipecat.frames.frames import LLMMessagesAppendFrame\ndef go(m):\n    LLMMessagesAppendFrame([m])\n"
     assert "RTL007" not in [r.code for r in ruleset.applicable(runs)]
     assert "RTL007" in [r.code for r in ruleset.applicable(builds)]
+
+
+def test_no_cyclic_collection_runs_while_a_file_is_checked() -> None:
+    """A file's tree and index stay alive while its rules run; automatic collections walked
+    them again and again. They are off during a lint, and as they were after it."""
+    import gc
+
+    from rtlint.engine.linter import lint_text
+
+    seen: list[bool] = []
+
+    class Probe:
+        code = "RTL999"
+
+        def check(self, file):
+            seen.append(gc.isenabled())
+            return iter(())
+
+    settings = Config(root=Path.cwd()).settings()
+    assert gc.isenabled()
+    assert lint_text("x = 1\n", "a.py", [Probe()], settings) == []
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        lint_text("x = 1\n", "a.py", [Probe()], settings)
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
