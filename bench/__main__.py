@@ -237,9 +237,12 @@ class Plan:
 
 
 def _groups(plan: Plan, name: str, corpus: Corpus, args) -> list[tuple[list[Command], int]]:
-    copies = 0 if name == "stdlib" else 1
+    copies = 0 if name in ("stdlib", "pipecat") else 1  # the RTL001 sites are the 1.8.8 tree's
     if name == "activity":
         commands = [plan.rtlint(corpus, copies, "cold"), plan.rtlint_fixing(corpus, "fix"), plan.libcst(corpus)]
+        return [(commands, args.runs)]
+    if name == "pipecat":  # issue 21: the check of the Pipecat wheel, both ways, and ruff beside it
+        commands = [plan.rtlint(corpus, copies, v) for v in ("cold", "jobs1")] + [plan.ruff(corpus)]
         return [(commands, args.runs)]
     if name == "stdlib":
         commands = [plan.rtlint(corpus, copies, v) for v in ("cold", "warm")]
@@ -268,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         "--slow-runs", type=int, default=1, help="rounds of flake8 on the plugins corpus and of Fixit (default 1)"
     )
     parser.add_argument(
-        "--corpora", default="wheel,plugins,stdlib,activity,scaled", help="which corpora to time (comma-separated)"
+        "--corpora",
+        default="wheel,plugins,pipecat,stdlib,activity,scaled",
+        help="which corpora to time (comma-separated)",
     )
     parser.add_argument("--no-fixit", action="store_true", help="skip Fixit (the slowest peer)")
     parser.add_argument("--output", type=Path, default=Path(__file__).resolve().parent / "results.md")

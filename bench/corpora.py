@@ -1,7 +1,7 @@
 """The corpora, prepared at run time under bench/.corpora/ (git-ignored; no third-party code
 is ever committed): the livekit-agents wheel, that wheel plus every livekit-plugins-* wheel
-of the same version, the running interpreter's standard library, and the wheel tree copied
-ten times.
+of the same version, the pipecat-ai wheel, the running interpreter's standard library, and
+the livekit-agents tree copied ten times.
 
 Each corpus folder holds an empty `.git` folder, so that rtlint, ruff and Fixit treat it as
 a repository of its own; otherwise they would apply this repository's .gitignore (which
@@ -23,6 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / ".corpora"
 VERSION = "1.8.8"
+PIPECAT = "pipecat-ai==1.14.0"  # issue 21's speed target names this wheel (~700 files)
 TOKEN = b"update_chat_ctx"  # rtlint's pre-filter token (the default push method)
 SCALE = 10
 ACTIVITY = Path("livekit/agents/voice/agent_activity.py")
@@ -130,6 +131,16 @@ def prepare(pip: list[str], log=print) -> dict[str, Corpus]:
         (plugins / "MISSING.txt").write_text("".join(f"{r}\n" for r in missing))
         (plugins / ".complete").write_text(f"{len(got)}\n")
 
+    pipecat = CORPORA / "pipecat"
+    if not (pipecat / ".complete").exists():
+        log(f"downloading {PIPECAT}")
+        shutil.rmtree(pipecat, ignore_errors=True)
+        _download(pip, [PIPECAT], downloads, log)
+        name, version = PIPECAT.split("==")
+        _unpack(sorted(downloads.glob(f"{name.replace('-', '_')}-{version}-*.whl")), pipecat)
+        _mark_repository(pipecat)
+        (pipecat / ".complete").write_text("")
+
     stdlib = CORPORA / "stdlib"
     source = Path(sysconfig.get_paths()["stdlib"])
     if not (stdlib / ".complete").exists() or (stdlib / ".complete").read_text() != str(source):
@@ -152,6 +163,7 @@ def prepare(pip: list[str], log=print) -> dict[str, Corpus]:
     corpora = {
         "wheel": Corpus("wheel", [wheel], f"livekit-agents {VERSION} wheel"),
         "plugins": Corpus("plugins", [plugins], f"livekit-agents {VERSION} + {plugin_count} plugin wheels"),
+        "pipecat": Corpus("pipecat", [pipecat], f"{PIPECAT.replace('==', ' ')} wheel"),
         "stdlib": Corpus("stdlib", [stdlib], f"CPython {'.'.join(map(str, sys.version_info[:3]))} standard library"),
         "activity": Corpus("activity", [wheel / ACTIVITY], "voice/agent_activity.py alone"),
         "scaled": Corpus("scaled", [scaled], f"livekit-agents {VERSION} tree x{SCALE}"),

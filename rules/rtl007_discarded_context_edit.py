@@ -145,7 +145,7 @@ async def f(agent, text):
         """One of the three shapes, on the raw bytes: `.copy(...).<edit>`, `.chat_ctx.<edit>`
         (a copying context), `update_chat_ctx(<receiver>.<edit>`."""
         names, shapes = discarded_edit_tokens(self.settings)
-        reads, frames = pipecat.tokens(self.settings), pipecat.push_tokens()
+        reads, frames = pipecat.tokens(self.settings), pipecat.change_tokens()
         names = (*names, *(w.decode() for w in (*reads[0], *frames[0])))
         return [names, (*shapes, reads, frames)]  # the names first: a file with none is dismissed at once
 

@@ -26,17 +26,26 @@ def _node_fields(kind: type) -> tuple[str, ...]:
     return tuple(f for f in kind._fields if f not in _NEVER_NODES)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {
+# per node type, the fields that can hold nodes (read directly by a pass that inlines `children`)
+FIELDS: dict[type, tuple[str, ...]] = {
     kind: _node_fields(kind) for kind in vars(ast).values() if isinstance(kind, type) and issubclass(kind, ast.AST)
 }
+
+
+def node_fields(kind: type) -> tuple[str, ...]:
+    """`FIELDS[kind]`, for a node type it does not list yet too (a subclass)."""
+    fields = FIELDS.get(kind)
+    if fields is None:
+        fields = FIELDS[kind] = _node_fields(kind)
+    return fields
 
 
 def children(node: ast.AST) -> list[ast.AST]:
     """The child nodes of `node` in `ast.iter_child_nodes` order, without `ctx`."""
     kind = type(node)
-    fields = _FIELDS.get(kind)
+    fields = FIELDS.get(kind)
     if fields is None:
-        fields = _FIELDS[kind] = _node_fields(kind)
+        fields = node_fields(kind)
     found: list[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)

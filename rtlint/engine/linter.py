@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import traceback
 from collections.abc import Collection, Sequence
 
@@ -127,6 +128,19 @@ def lint_text(
     and are not returned."""
     if not rules and not parse_always and unused_for is None:
         return []
+    # no cyclic garbage collection while one file is parsed and checked: its tree and index
+    # (~100,000 objects a big file) stay alive meanwhile, and every automatic collection
+    # walked them again (~10% of a check); what the file leaves in cycles is collected after
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, unused_for, judge_only)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, unused_for, judge_only):
     try:
         tree = tree if tree is not None else parse(text, display_path)
     except ParseError as exc:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from rtlint.core.astnodes import children, walk
+from rtlint.core.astnodes import FIELDS, children, node_fields, walk
 
 from .paths import StatementPath, statement_at
 
@@ -28,6 +28,8 @@ FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 TryNode = (ast.Try, getattr(ast, "TryStar", ast.Try))
 AnyFunction = ast.FunctionDef | ast.AsyncFunctionDef
 _OPAQUE = (*FunctionNode, ast.ClassDef, ast.Lambda)  # bodies that are not the function's own
+_SCOPES = frozenset(_OPAQUE)  # looked up by exact type: a parsed tree holds no subclasses
+_ASSIGNS = frozenset({ast.Assign, ast.AnnAssign})
 
 
 @dataclass(eq=False)
@@ -149,44 +151,71 @@ class Index:
         self._build(tree)
 
     def _build(self, tree: ast.Module) -> None:
-        # (node, owner id, qualname prefix, class whose body this is, enclosing Function,
-        #  innermost class, the method (function directly in a class) this is in)
-        stack: list[tuple] = [(c, id(tree), "", None, None, None, None) for c in reversed(children(tree))]
-        for child in children(tree):
-            self.parents[id(child)] = tree
-        owned, class_nodes, method_nodes, parents = self.owned, self.class_nodes, self.method_nodes, self.parents
-        assignments, push, pop = self.assignments, stack.append, stack.pop
+        # A stack entry is (node, scope). A scope is the tuple (owned list, class-nodes list or
+        # None, method-nodes list or None, qualname prefix, class whose body this is, enclosing
+        # Function, innermost class, method node, the scope of the nodes below a class's own
+        # children), made once per class, function or lambda and shared by all of its nodes:
+        # this pass visits every node of the file and was as costly as the parse.
+        parents, assignments, fields_of = self.parents, self.assignments, FIELDS
+        top = (self.owned[id(tree)], None, None, "", None, None, None, None, None)
+        stack: list[tuple] = []
+        push, pop = stack.append, stack.pop
+        for child in reversed(children(tree)):
+            parents[id(child)] = tree
+            push((child, top))
         while stack:
-            node, owner, prefix, body_of, outer, cls, method = pop()
-            owned[owner].append(node)
-            if cls is not None:
-                class_nodes[id(cls.node)].append(node)
-            if method is not None:
-                method_nodes[id(method)].append(node)
-            child_body_of = None
-            if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                assignments.append(node)
-            elif isinstance(node, ast.ClassDef):
-                info = ClassInfo(node, prefix + node.name)
-                self.classes.append(info)
-                class_nodes[id(node)] = []
-                owned[id(node)] = []
-                owner, prefix, child_body_of, outer, cls, method = id(node), info.qualname + ".", info, None, info, None
-            elif isinstance(node, FunctionNode):
-                function = self._function(node, prefix, body_of, outer)
-                owned[id(node)] = []
-                if body_of is not None:
-                    method_nodes[id(node)] = []
-                    method = node
-                owner, prefix, outer = id(node), function.qualname + ".", function
-            elif isinstance(node, ast.Lambda):
-                owned[id(node)] = []
-                owner = id(node)
-            below = children(node)
-            for child in below:
-                parents[id(child)] = node
+            node, scope = pop()
+            scope[0].append(node)
+            if scope[1] is not None:
+                scope[1].append(node)
+                if scope[2] is not None:
+                    scope[2].append(node)
+            kind = node.__class__
+            if kind in _SCOPES:
+                scope = self._enter(node, kind, scope)
+            else:
+                if kind in _ASSIGNS:
+                    assignments.append(node)
+                if scope[8] is not None:  # a child of a class: its own children are not the class body
+                    scope = scope[8]
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = node_fields(kind)
+            if not fields:  # a name, a constant: no children
+                continue
+            below = []  # `children(node)`, inlined: the call cost as much as the rest
+            for name in fields:
+                value = getattr(node, name, None)
+                if value.__class__ is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            below.append(item)
+                elif isinstance(value, ast.AST):
+                    below.append(value)
             for child in reversed(below):
-                push((child, owner, prefix, child_body_of, outer, cls, method))
+                parents[id(child)] = node
+                push((child, scope))
+
+    def _enter(self, node: ast.AST, kind: type, scope: tuple) -> tuple:
+        """The scope of the nodes below a class, function or lambda `node`."""
+        _, class_list, method_list, prefix, body_of, outer, cls, method, _ = scope
+        owned = self.owned[id(node)] = []
+        if kind is ast.ClassDef:
+            assert isinstance(node, ast.ClassDef)
+            info = ClassInfo(node, prefix + node.name)
+            self.classes.append(info)
+            class_list = self.class_nodes[id(node)] = []
+            prefix = info.qualname + "."
+            deeper = (owned, class_list, None, prefix, None, None, info, None, None)
+            return (owned, class_list, None, prefix, info, None, info, None, deeper)
+        if kind is ast.Lambda:
+            return (owned, class_list, method_list, prefix, None, outer, cls, method, None)
+        assert isinstance(node, FunctionNode)
+        function = self._function(node, prefix, body_of, outer)
+        if body_of is not None:
+            method_list = self.method_nodes[id(node)] = []
+            method = node
+        return (owned, class_list, method_list, function.qualname + ".", None, function, cls, method, None)
 
     def _function(self, node: AnyFunction, prefix: str, body_of: ClassInfo | None, outer: Function | None) -> Function:
         if body_of is not None:

@@ -98,3 +98,92 @@ def test_the_push_call_pattern_is_linear_on_runs_of_comment_marks() -> None:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert found is not None and found.group().endswith(b"update_chat_ctx")
+
+
+def _live_read_pattern(settings) -> re.Pattern[bytes]:
+    """Pipecat's live-read alternative as the one pattern it was (main until issue 21's speed
+    work): right, but tried at every byte of a file."""
+    from rules._frameworks import pipecat
+
+    vocabulary = pipecat.Vocabulary.from_settings(settings)
+    calls = [b"get_messages", *(n.encode() for n in sorted(vocabulary.live_calls))]
+    names = b"|".join(re.escape(n.encode()) for n in sorted(vocabulary.context_names))
+    return re.compile(
+        b"|".join(re.escape(c) for c in calls) + rb"|(?:\b(?:" + names + rb")|[Aa]ggregator)\s*\.\s*messages\b"
+    )
+
+
+def test_pipecats_live_read_decides_as_its_pattern_does() -> None:
+    """The read alternative is searched from each `.messages` backwards; it must admit exactly
+    the files, and the edge cases, the pattern admits."""
+    from rules._frameworks import pipecat
+
+    settings = Config(root=Path.cwd()).settings()
+    (_hints, fast), slow = pipecat.tokens(settings), _live_read_pattern(settings)
+    cases = [
+        b"context.messages",
+        b"x = self._context .\n  messages[0]",
+        b"mycontext.messages",  # not a context name: `\b` before the name
+        b"llm_context.messages_x",  # not `messages`: `\b` after it
+        b"user_aggregator.messages",
+        b"UserAggregator \t. messages",
+        b"context.\x0bmessages",
+        b"context. # no\nmessages",
+        b".messages",
+        b"messages = context",
+        b"c = ctx.get_messages()",
+        b"flow.get_current_context()",
+        b"\xc3\xa9context.messages",  # a non-ASCII byte is no word byte
+        b"1context.messages",
+    ]
+    for raw in cases:
+        assert (fast.search(raw) is None) == (slow.search(raw) is None), raw
+    admitted = 0
+    for path in sorted(unpacked("pipecat-ai==1.14.0").rglob("*.py")):
+        raw = path.read_bytes()
+        assert (fast.search(raw) is None) == (slow.search(raw) is None), path
+        admitted += fast.search(raw) is not None
+    assert admitted >= 30  # 41 of pipecat-ai 1.14.0's files read a context's messages
+
+
+def test_rtl007_parses_no_pipecat_file_that_builds_no_changing_frame() -> None:
+    """On Pipecat RTL007 reports a changing frame (Append, Update, Transform) built and never
+    pushed, or an edit of a copy of the messages: a file that only runs the LLM, or names an
+    `LLMContextFrame`, holds nothing for it (eight files of pipecat-ai 1.14.0 were parsed
+    for that alone)."""
+    ruleset = RuleSet(Config(root=Path.cwd()).enabled_rules(None), Config(root=Path.cwd()).settings())
+    runs = (
+        b"from pipecat.frames.frames import LLMContextFrame, LLMRunFrame\n"
+        b"async def go(task, context):\n    await task.queue_frames([LLMRunFrame(), LLMContextFrame(context)])\n"
+    )
+    builds = b"from pipecat.frames.frames import LLMMessagesAppendFrame\ndef go(m):\n    LLMMessagesAppendFrame([m])\n"
+    assert "RTL007" not in [r.code for r in ruleset.applicable(runs)]
+    assert "RTL007" in [r.code for r in ruleset.applicable(builds)]
+
+
+def test_no_cyclic_collection_runs_while_a_file_is_checked() -> None:
+    """A file's tree and index stay alive while its rules run; automatic collections walked
+    them again and again. They are off during a lint, and as they were after it."""
+    import gc
+
+    from rtlint.engine.linter import lint_text
+
+    seen: list[bool] = []
+
+    class Probe:
+        code = "RTL999"
+
+        def check(self, file):
+            seen.append(gc.isenabled())
+            return iter(())
+
+    settings = Config(root=Path.cwd()).settings()
+    assert gc.isenabled()
+    assert lint_text("x = 1\n", "a.py", [Probe()], settings) == []
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        lint_text("x = 1\n", "a.py", [Probe()], settings)
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()

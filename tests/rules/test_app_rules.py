@@ -283,3 +283,31 @@ def test_a_spawned_push_named_both_agent_and_session_is_one_finding(project: Pat
     """
     found = lint(project, source, 'agent-names = ["_agent", "_rt_session"]')
     assert found.count("8:RTL005") == 1 and "8:RTL006" in found
+
+
+def test_rtl007_builds_no_value_flow_for_a_pipecat_function_that_reads_no_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a read of a context's messages in a function (or one it is nested in), none of
+    its values is a live list or a copy: RTL007 looks at its frames only, and builds no flow
+    (most of Pipecat's functions edit lists; the flow cost more than the parse)."""
+    import importlib
+
+    registry.all_rules()  # the rules run as rtlint.rules (the checkout's rules/ folder)
+    pipecat = importlib.import_module("rtlint.rules._frameworks.pipecat")
+
+    def no_flow(self, function):
+        raise AssertionError(f"a value flow for {function.qualname}")
+
+    monkeypatch.setattr(pipecat.Module, "flow", no_flow)
+    source = textwrap.dedent(
+        """\
+        from pipecat.frames.frames import LLMMessagesAppendFrame
+
+        def collect(items, message):
+            items.append(message)
+            LLMMessagesAppendFrame(messages=[message])
+        """
+    )
+    found = [(f.code, f.line) for f in check_source(source, "bot.py", select=["RTL007"])]
+    assert found == [("RTL007", 5)]

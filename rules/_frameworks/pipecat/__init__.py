@@ -103,18 +103,59 @@ def tokens(settings) -> tuple:
     """RTL008's alternative: a read of a context's live list (`get_messages`, a live call,
     `<context name or aggregator>.messages`; `.messages` of a context under another name needs
     the name in `context-names`)."""
-    import re
-
     vocabulary = Vocabulary.from_settings(settings)
-    calls = [b"get_messages", *(n.encode() for n in sorted(vocabulary.live_calls))]
-    names = b"|".join(re.escape(n.encode()) for n in sorted(vocabulary.context_names))
-    pattern = b"|".join(re.escape(w) for w in calls) + rb"|(?:\b(?:" + names + rb")|[Aa]ggregator)\s*\.\s*messages\b"
-    return ((b"messages", *calls[1:]), re.compile(pattern))
+    calls = (b"get_messages", *(n.encode() for n in sorted(vocabulary.live_calls)))
+    return ((b"messages", *calls[1:]), _LiveRead(calls, vocabulary.context_names))
+
+
+class _LiveRead:
+    """`search(raw)` finds what the pattern `CALL|(?:\\b(?:NAME)|[Aa]ggregator)\\s*\\.\\s*messages\\b`
+    finds (CALL a live call, NAME a context name), from each `.messages` backwards: the
+    pattern itself has no literal to start from, so the engine tried it at every byte of the
+    file (~0.2 s on the pipecat-ai wheel, as much as parsing a tenth of it)."""
+
+    _WHITE = frozenset(b" \t\n\r\f\v")  # what `\\s` matches in a bytes pattern
+
+    def __init__(self, calls: tuple[bytes, ...], names: frozenset[str]) -> None:
+        import re
+
+        self._calls = re.compile(b"|".join(re.escape(c) for c in calls))
+        self._attribute = re.compile(rb"\.\s*messages\b")
+        self._names = tuple(sorted(n.encode() for n in names))
+
+    def search(self, raw: bytes) -> object | None:
+        found = self._calls.search(raw)
+        if found is not None:
+            return found
+        white = self._WHITE
+        for attribute in self._attribute.finditer(raw):
+            end = attribute.start()  # where the receiver's name ends
+            while end > 0 and raw[end - 1] in white:
+                end -= 1
+            if raw.endswith((b"aggregator", b"Aggregator"), 0, end):
+                return attribute
+            for name in self._names:
+                start = end - len(name)
+                if start >= 0 and raw.startswith(name, start) and _word(raw, start - 1) != _word(raw, start):
+                    return attribute
+        return None
+
+
+def _word(raw: bytes, at: int) -> bool:
+    """The byte at `at` is one of a word, as `\\b` of a bytes pattern counts (ASCII letters,
+    digits and `_`); not before the start."""
+    return at >= 0 and (raw[at : at + 1].isalnum() or raw[at] == 0x5F)
 
 
 def write_tokens() -> tuple:
     """RTL005's alternative: a write of the context (direct, or an Update or Transform frame)."""
     return _words((b"set_messages", b"transform_messages", UPDATE.encode(), TRANSFORM.encode()))
+
+
+def change_tokens() -> tuple:
+    """RTL007's alternative: a frame that changes the context (Append, Update, Transform) named
+    in the file (built and never pushed; the other context frames change nothing)."""
+    return _words((APPEND.encode(), UPDATE.encode(), TRANSFORM.encode()))
 
 
 def push_tokens() -> tuple:
@@ -174,6 +215,7 @@ class Module:
         self.index: Index = index(file)
         self._flows: dict[int, AliasFlow] = {}
         self._calls: dict[int, list[ast.Call]] = {}
+        self._reads: dict[int, bool] = {}
 
     def graph(self, function: Function) -> Graph:
         return graph(self.file, function.node)
@@ -199,6 +241,21 @@ class Module:
                 outer=outer,
             )
         return self._flows[key]
+
+    def reads_messages(self, function: Function) -> bool:
+        """The function, or one it is nested in, reads a context's messages (an expression
+        `_lists` answers for, or a filtering `get_messages(...)`). Without one no value of the
+        function is a live list or a copy (`flow` finds none): most functions, whose flow is
+        not worth building."""
+        key = id(function.node)
+        found = self._reads.get(key)
+        if found is None:
+            found = any(
+                self._lists(n) is not None or (isinstance(n, ast.Call) and final_name(n.func) == "get_messages")
+                for n in self.index.nodes(function.node)
+            ) or (function.outer is not None and self.reads_messages(function.outer))
+            self._reads[key] = found
+        return found
 
     def _lists(self, node: ast.AST) -> ast.AST | None:
         """The context whose live list `node` answers with (`node` itself for a live call)."""
@@ -319,6 +376,7 @@ __all__ = [
     "Module",
     "Vocabulary",
     "analyse",
+    "change_tokens",
     "frame_argument",
     "frame_of",
     "owns",

@@ -20,10 +20,11 @@ _BUILT = frozenset({APPEND, UPDATE, TRANSFORM})  # frames whose construction mea
 def discarded_edits(module: Module, function: Function) -> Iterator[tuple[ast.AST, str]]:
     """(where, message) of every edit of the function that never reaches the context."""
     statements = [n for n in module.index.nodes(function.node) if isinstance(n, (ast.Expr, ast.Assign))]
-    candidates = [s for s in statements if _interesting(module, s)]
+    reads = module.reads_messages(function)
+    candidates = [s for s in statements if _interesting(module, s, reads)]
     if not candidates:
         return
-    flow = module.flow(function)
+    flow = module.flow(function) if reads else None  # without a read, nothing is a copy
     segment = module.file.segment
     for statement in candidates:
         value = statement.value
@@ -60,21 +61,22 @@ def discarded_edits(module: Module, function: Function) -> Iterator[tuple[ast.AS
                     )
 
 
-def _interesting(module: Module, statement: ast.stmt) -> bool:
-    """Worth the value flow: an edit statement, a frame built, or a binding that reads messages."""
+def _interesting(module: Module, statement: ast.stmt, reads: bool) -> bool:
+    """Worth a look: a frame built, or (in a function that reads messages) an edit statement
+    or a binding that reads messages."""
     value = statement.value
     if isinstance(statement, ast.Assign):
-        return frame_of(value) in _BUILT or any(module._lists(n) is not None for n in walk(value))
+        return frame_of(value) in _BUILT or (reads and any(module._lists(n) is not None for n in walk(value)))
     if not isinstance(value, ast.Call):
         return False
     if frame_of(value) in _BUILT:
         return True
-    return isinstance(value.func, ast.Attribute) and value.func.attr in LIST_EDITS | CONTEXT_EDITS
+    return reads and isinstance(value.func, ast.Attribute) and value.func.attr in LIST_EDITS | CONTEXT_EDITS
 
 
 def _own_copy(flow, node: ast.AST) -> bool:
     """The expression itself makes a copy of the messages (not a name that holds one)."""
-    return (COPY, id(node)) in flow.origins(node)
+    return flow is not None and (COPY, id(node)) in flow.origins(node)
 
 
 def _context_of_copy(module: Module, flow, node: ast.AST) -> bool:
