@@ -14,15 +14,24 @@ import re
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rtlint.api import check_source, fix_source
 from rtlint.core.findings import Finding
 from rtlint.core.parsing import ParseError, parse
 from rtlint.core.source import Source, UnreadableSource
+from rtlint.engine.config import Config
 
 from .programs import crlf
 
 PATH = "fuzz.py"
+
+
+def _fix(text: str, path: str, unsafe: bool = False):
+    """`fix_source` with rtlint's own line breaking: this checkout's pyproject names ruff, whose
+    formatter would otherwise format the fixed lines (a process per example, and a mixed-ending
+    file, which keeps the fallback, then differs from its CRLF copy, which does not)."""
+    return fix_source(text, path, config=Config(root=Path.cwd(), fix_formatter="none"), unsafe=unsafe)
 
 
 @dataclass
@@ -68,14 +77,14 @@ def check_program(text: str, tally: Tally | None = None) -> None:
         assert not syntax_errors, f"RTL900 on a file ast.parse accepts: {[f.message for f in syntax_errors]}"
     tally.findings.update(f.code for f in findings)
     if syntax_errors:
-        result = fix_source(text, PATH)
+        result = _fix(text, PATH)
         assert result.text == text and result.failure is None
         return
     remaining_safe: list[Finding] = []
     for unsafe in (False, True):
         if unsafe and not any(f.fixable == "unsafe" for f in [*findings, *remaining_safe]):
             break  # nothing more to fix with unsafe fixes
-        result = fix_source(text, PATH, unsafe=unsafe)
+        result = _fix(text, PATH, unsafe=unsafe)
         remaining_safe = result.remaining
         assert result.failure is None, f"a fix failed verification: {result.failure}"
         if result.text == text:
@@ -92,10 +101,10 @@ def check_program(text: str, tally: Tally | None = None) -> None:
         before, remaining, applied = (Counter(_key(f) for f in group) for group in (findings, after, result.applied))
         for key, number in applied.items():
             assert remaining[key] <= max(before[key] - number, 0), f"{key} is still reported after its fix"
-        again = fix_source(result.text, PATH, unsafe=unsafe)
+        again = _fix(result.text, PATH, unsafe=unsafe)
         assert again.text == result.text and again.applied == [], "a second --fix changed the file again"
         if not unsafe:
-            assert fix_source(crlf(text), PATH).text == crlf(result.text), "the fix differs with CRLF line endings"
+            assert _fix(crlf(text), PATH).text == crlf(result.text), "the fix differs with CRLF line endings"
 
 
 def check_bytes(raw: bytes, tally: Tally | None = None) -> None:
