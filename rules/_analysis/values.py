@@ -409,7 +409,11 @@ class AliasFlow(ValueFlow):
         return any(k[0] == LIVE for k in keys) and not any(k[0] == COPY for k in keys)
 
     def copies_in(self, node: ast.AST | None) -> list[Copy]:
-        return [self.copy(k[1]) for k in sorted(self.origins(node), key=str) if k[0] == COPY]
+        """The copies `node` may hold, in source order: a copy written in the code before one
+        the flow derives from it (an edit's synthetic node has no position), never by `id`,
+        which differs from run to run."""
+        copies = [self.copy(k[1]) for k in self.origins(node) if k[0] == COPY]
+        return sorted(copies, key=_source_order)
 
     def copy(self, key: int) -> Copy:
         """The copy a `(COPY, key)` origin names: made in this function, or in an enclosing
@@ -505,3 +509,9 @@ __all__ = [
     "local_names",
     "single_binding",
 ]
+
+
+def _source_order(copy: Copy) -> tuple:
+    node = copy.node
+    line = getattr(node, "lineno", None)
+    return (line is None, line or 0, getattr(node, "col_offset", 0), not copy.exact)

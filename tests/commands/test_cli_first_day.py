@@ -306,3 +306,21 @@ def test_readme_first_command_runs_on_both_examples(monkeypatch: pytest.MonkeyPa
     # RTL006's fix is unsafe (the tool then waits for the push), and so is RTL003's (it drains
     # a stream not known to end), so --diff leaves them
     assert diff.stderr.endswith("Found 3 findings.\n3 fixable with --fix --unsafe-fixes.\n")
+
+
+@pytest.mark.parametrize("seed", ["1", "3", "5"])
+def test_the_examples_diff_is_the_same_under_any_hash_seed(seed: str) -> None:
+    """Linting app_agent.py before pipecat_app.py in one process once chose, by object id, the
+    copy an `append` derives from the bound one (no fix) or the bound copy (the transform fix):
+    the diff changed with PYTHONHASHSEED. Copies are now taken in source order."""
+    import os
+
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    run = subprocess.run(
+        [sys.executable, "-m", "rtlint", "--no-cache", "--diff", "examples/"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert "+            frame.context.transform_messages(lambda current: [*current, added_message])\n" in run.stdout
