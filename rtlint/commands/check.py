@@ -200,6 +200,7 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
     if plan.stdin is not None:
         config = plan.finder.for_path(plan.stdin.path)
         ran.reports.extend(_run_stdin(plan.stdin, config, plan.options, ran))
+        ran.notes.extend(note for report in ran.reports for note in report.notes)
         return ran
     try:
         found = discover(plan.paths, plan.finder)
@@ -220,6 +221,7 @@ def run(plan: Plan, stderr: TextIO, inputs: dict | None = None) -> Ran:
             ran.notes.append(_shadowing_note(config, len(targets)))
         reports = Runner(config, config.rule_classes, plan.options, explicit).run(targets)
         ran.reports.extend(reports)
+        ran.notes.extend(note for report in reports for note in report.notes)
         if not _enables_any(config):
             ran.ruleless += len(reports)  # still read (and parsed when named): RTL900/RTL901 are reported
             continue

@@ -96,7 +96,7 @@ def fix_with_suppressions(
     current = relint(outcome.text) if outcome.text != text else findings
     unused = [f for f in current if f.code == UNUSED]
     if not unused:
-        return FixOutcome(outcome.text, current, outcome.applied)
+        return FixOutcome(outcome.text, current, outcome.applied, refused=outcome.refused)
     cleaned = remove_unused(outcome.text, unused)
     after = relint(cleaned)
     kept = sorted(_where(f) for f in current if f.code != UNUSED)
@@ -104,4 +104,4 @@ def fix_with_suppressions(
         return FixOutcome(
             text, findings, failure=f"{UNUSED} fix not applied: removing the suppressions changed the findings"
         )
-    return FixOutcome(cleaned, after, [*outcome.applied, *unused])
+    return FixOutcome(cleaned, after, [*outcome.applied, *unused], refused=outcome.refused)

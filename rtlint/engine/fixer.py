@@ -36,20 +36,46 @@ class FixOutcome:
     findings: list[Finding]  # what remains to report
     applied: list[Finding] = field(default_factory=list)
     failure: str | None = None  # why nothing was written
+    # the fixes that could not be made (CannotFix) in the last pass, by refusal_key: why
+    refused: dict[tuple[str, str, int], str] = field(default_factory=dict)
     crash: Finding | None = None  # RTL902, when a fix or the editor raised
     tree: object = None  # the `ast` tree of `text` when the run made it (for JSON/SARIF's fixes)
 
 
-def _recorded(rule: Rule, finding: Finding, text: str, settings: Settings, editor) -> bool:
-    """Record the finding's fix on `editor` as a fix of its own; False (its edits dropped)
-    when it cannot be built there (CannotFix: it overlaps another fix, or the text)."""
+def _recorded(rule: Rule, finding: Finding, text: str, settings: Settings, editor) -> bool | str:
+    """Record the finding's fix on `editor` as a fix of its own: True, or why it cannot be
+    built there (CannotFix: it overlaps another fix, or the text), its edits dropped."""
     editor.begin()
     try:
         rule.fix(finding, FixContext(text, settings, editor))
-    except CannotFix:
+    except CannotFix as exc:
         editor.rollback()
-        return False
+        return str(exc) or "the fix cannot be made here"
     return True
+
+
+def refusal_key(findings: Sequence[Finding], finding: Finding) -> tuple[str, str, int]:
+    """What names a finding across re-lints of one file whose fixes only move lines: its code,
+    its symbol and its rank among the findings of both (the fixer's verification counts
+    findings by code and symbol; a line number is not stable)."""
+    rank = sum(
+        1
+        for f in findings
+        if f is not finding and (f.code, f.symbol) == (finding.code, finding.symbol) and f.sort_key < finding.sort_key
+    )
+    return (finding.code, finding.symbol, rank)
+
+
+def mark_refused(findings: Sequence[Finding], refused: dict[tuple[str, str, int], str]) -> list[tuple[Finding, str]]:
+    """The findings whose fix could not be made, each with why; they are reported as not
+    fixable (no `[*]`: `--fix` cannot fix them)."""
+    marked = []
+    for finding in findings:
+        why = refused.get(refusal_key(findings, finding)) if finding.fixable else None
+        if why is not None:
+            finding.fixable, finding.fix = None, None
+            marked.append((finding, why))
+    return marked
 
 
 class _FixRaised(Exception):
@@ -77,19 +103,22 @@ def _crashed(codes: str, error: Exception) -> str | _Crash:
     return _Crash(f"{codes} fix crashed: {type(error).__name__}: {error}{place}", trace)
 
 
-def _record_pass(editor, wanted, current: str, settings: Settings, by_code, one_at_a_time: bool) -> list[Finding]:
+def _record_pass(editor, wanted, current: str, settings: Settings, by_code, one_at_a_time: bool, refused: dict):
     """The wanted fixes recorded on `editor`, each as a fix of its own; one that cannot be
-    built now waits for the next pass. Anything else a fix raises becomes _FixRaised."""
+    built now waits for the next pass, and why goes to `refused` (by id of the finding).
+    Anything else a fix raises becomes _FixRaised."""
     chosen: list[Finding] = []
     for finding in wanted:
         try:
             recorded = _recorded(by_code[finding.code], finding, current, settings, editor)
         except Exception as exc:
             raise _FixRaised(finding.code, exc) from exc
-        if recorded:
+        if recorded is True:
             chosen.append(finding)
             if one_at_a_time:
                 break
+        else:
+            refused[id(finding)] = recorded
     return chosen
 
 
@@ -115,7 +144,7 @@ def _one_fix(rule: Rule, finding: Finding, text: str, original, settings: Settin
         return None
     editor = Editor(text, original.tree, original)
     try:
-        if not _recorded(rule, finding, text, settings, editor) or editor.empty:
+        if _recorded(rule, finding, text, settings, editor) is not True or editor.empty:
             return None
         edits = editor.edits(_region_fit(line_length, editor.unit))
     except Exception:  # CannotFix, or a crash --fix reports
@@ -200,6 +229,7 @@ def fix_text(
     # fixes' edits may not be laid out together, so a pass that fails with several fixes is
     # retried one fix per pass; a fix failing on its own is the one reported.
     one_at_a_time = False
+    last_refused: dict[tuple[str, str, int], str] = {}
     passes_left = 1 if only is not None else MAX_PASSES
     while passes_left > 0:
         passes_left -= 1
@@ -213,7 +243,8 @@ def fix_text(
         ]
         if not wanted:
             break
-        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time)
+        refused: dict[int, str] = {}  # of this pass: a later pass may make what this one could not
+        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused)
         if isinstance(built, str):
             return failed(built)
         if isinstance(built, _Crash):  # RTL902 with the findings; the traceback when debugging
@@ -227,6 +258,8 @@ def fix_text(
             passes_left += MAX_PASSES + 2 * len(wanted)
             continue
         if not chosen or candidate == current:
+            # what was refused now is final: the findings stay as they are
+            last_refused = {refusal_key(findings, f): refused[id(f)] for f in findings if id(f) in refused}
             break
         verified = _verify(candidate, display_path, findings, chosen, rules, settings)
         if isinstance(verified, str):
@@ -241,23 +274,25 @@ def fix_text(
         if formatter is not None:
             done = _formatted(text, current, formatter, findings, display_path, rules, settings)
             if done is not None:
-                return FixOutcome(done[0], done[1], applied, tree=None if done[0] is not current else tree)
+                tree = None if done[0] is not current else tree
+                return FixOutcome(done[0], done[1], applied, tree=tree, refused=last_refused)
         fitted, shifts = _fitted(text, current, line_length, tree)
         if shifts:  # the tree is of the unbroken text: dropped, not reused
             if findings:  # what they say cites lines ("the await at line 24"): linted again
-                return FixOutcome(fitted, lint_text(fitted, display_path, rules, settings), applied)
+                after = lint_text(fitted, display_path, rules, settings)
+                return FixOutcome(fitted, after, applied, refused=last_refused)
             return FixOutcome(fitted, [], applied)
-    return FixOutcome(current, findings, applied, tree=tree)
+    return FixOutcome(current, findings, applied, tree=tree, refused=last_refused)
 
 
-def _pass(wanted, current, tree, settings, by_code, one_at_a_time):
+def _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused):
     """One pass: (the fixes applied, the edited text), (the fixes, None) when their edits
-    cannot be made together, or why it failed."""
+    cannot be made together, or why it failed; the fixes that cannot be built go to `refused`."""
     from rtlint.fix.editor import Editor
 
     editor = Editor(current, tree)
     try:
-        chosen = _record_pass(editor, wanted, current, settings, by_code, one_at_a_time)
+        chosen = _record_pass(editor, wanted, current, settings, by_code, one_at_a_time, refused)
     except _FixRaised as raised:
         return _crashed(raised.codes, raised.error)
     if not chosen or editor.empty:

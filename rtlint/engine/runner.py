@@ -49,6 +49,7 @@ class FileReport:
     display: str
     findings: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. a fix that could not be made, and why
     fixed: int = 0
     fixed_codes: list[str] = field(default_factory=list)  # of each finding fixed (or suppressed)
     fixable_before: int = 0  # findings reported fixable before fixing (fixes can uncover more)
@@ -165,7 +166,7 @@ class Runner:
     # -- stage 2, anywhere: lint and fix ---------------------------------------------------
     def process(self, job: _Job) -> FileReport:
         from rtlint.engine.adoption import fix_with_suppressions, with_noqa
-        from rtlint.engine.fixer import attach_fixes
+        from rtlint.engine.fixer import attach_fixes, mark_refused
 
         report = FileReport(job.target, job.display, original=job.raw, stamp=job.stamp, digest=job.digest)
         rules = self._rules_for(job.target, job.raw)
@@ -227,6 +228,8 @@ class Runner:
                 1 for f in unfixed if f.fixable == "safe" or (self.options.unsafe_fixes and f.fixable)
             )
             findings = self._fixability(outcome.findings)
+            for finding, why in mark_refused(findings, outcome.refused):
+                report.notes.append(f"{job.display}:{finding.line}:{finding.column}: {finding.code} not fixed: {why}")
             if not outcome.failure and outcome.text == text:
                 trees = {"tree": tree}
             if outcome.failure:
@@ -248,7 +251,7 @@ class Runner:
         for finding in [*findings, *unfixed]:
             finding.data = None  # rule-private; not needed past this point, not picklable
         report.findings = self._without_ignored(job.target, findings)
-        report.cacheable = not any(
+        report.cacheable = not report.notes and not any(
             f.code in ("RTL900", "RTL902") and any(m in f.message for m in _RESOURCE_MARKERS) for f in findings
         )
         report.unfixed = self._without_ignored(job.target, unfixed) if report.fixed_bytes is not None else []
