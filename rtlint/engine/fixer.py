@@ -261,6 +261,10 @@ def fix_text(
             # what was refused now is final: the findings stay as they are
             last_refused = {refusal_key(findings, f): refused[id(f)] for f in findings if id(f) in refused}
             break
+        if line_length is not None and formatter is None:
+            # rtlint's own line breaking is done per pass, before the pass is verified: the
+            # re-lint that verifies it is the one reported (not a second one of broken lines)
+            candidate = _fitted(current, candidate, line_length)[0]
         verified = _verify(candidate, display_path, findings, chosen, rules, settings)
         if isinstance(verified, str):
             if len(chosen) > 1:
