@@ -6,6 +6,13 @@ the livekit-agents tree copied ten times.
 Each corpus folder holds an empty `.git` folder, so that rtlint, ruff and Fixit treat it as
 a repository of its own; otherwise they would apply this repository's .gitignore (which
 ignores bench/.corpora/) and skip every file.
+
+bench/.corpora/.rtlint.toml (written by `prepare`) gives them rtlint's defaults for code with no
+configuration of its own, as a wheel in site-packages has: line length 88 and rtlint's own line
+breaking. Without it, rtlint's configuration walk would reach this checkout's pyproject.toml,
+whose `[tool.ruff]` (line-length 120) would have every fixed file of `--fix`/`--diff` formatted
+by ruff at width 120: another measurement than the one results.md has recorded since issue 13
+(the cost of a ruff or black project is bench/fixformat.py's).
 """
 
 from __future__ import annotations
@@ -27,6 +34,11 @@ PIPECAT = "pipecat-ai==1.14.0"  # issue 21's speed target names this wheel (~700
 TOKEN = b"update_chat_ctx"  # rtlint's pre-filter token (the default push method)
 SCALE = 10
 ACTIVITY = Path("livekit/agents/voice/agent_activity.py")
+ISOLATION = (
+    "# written by bench/corpora.py: the corpora have no configuration of their own, and this\n"
+    "# checkout's [tool.ruff] must not apply to them (its line-length, ruff on fixed lines)\n"
+    'line-length = 88\nfix-formatter = "none"\n'
+)
 
 
 @dataclass
@@ -106,6 +118,7 @@ def plugin_names(wheel_tree: Path) -> list[str]:
 def prepare(pip: list[str], log=print) -> dict[str, Corpus]:
     """Downloads and unpacks what is missing; returns the corpora by name."""
     CORPORA.mkdir(parents=True, exist_ok=True)
+    (CORPORA / ".rtlint.toml").write_text(ISOLATION)
     downloads = CORPORA / "downloads"
     downloads.mkdir(exist_ok=True)
 
