@@ -169,9 +169,15 @@ class StaleContextWriteback(Rule):
     of messages>)`; `copy + [new]` (or `[*copy, new]`) becomes `LLMMessagesAppendFrame` of
     `[new]` (other arguments such as `run_llm=` kept; the frame's name joins the file's
     `from pipecat.frames.frames import ...`); `set_messages(copy)` of an exact copy whose
-    edits only append (`copy.append(x)`, `copy.extend(xs)`, each once on every path) becomes
-    `transform_messages(lambda current: [*current, x, *xs])` at the same place, after the last
-    await, and an appended expression is bound to `added_message` first so the copy keeps it.
+    edits only add (`copy.append(x)`, `copy.extend(xs)`, and the prepend `copy.insert(0, m)`,
+    each once on every path) becomes `transform_messages(lambda current: [m, *current, x,
+    *xs])` at the same place, after the last await (prepends first, the last one made in
+    front), and an added expression is bound to `added_message` first so the copy keeps it;
+    what an `extend` adds is bound as a list (`added_messages = list(...)`), since it is read
+    twice and an iterator would be empty the second time. A prepend is replayed because the
+    front of the copy is the front of the live list, whatever was appended meanwhile; an
+    `insert` at any other index gets no fix (an index into the copy names another place of the
+    live list once messages were added), nor does an addition under an `if` or in a loop.
     A frame fix removes what it leaves unused (ruff's F841): the copy's binding, and a binding
     the Transform's function now computes (`kept = [...]`), when nothing else reads them and
     their value does nothing but read and copy (`list(...)`, `.copy()`, `get_messages()`, a
@@ -290,6 +296,27 @@ from pipecat.frames.frames import LLMMessagesAppendFrame
 
 async def greet(worker, context):
     await worker.queue_frame(LLMMessagesAppendFrame(messages=[HELLO]))
+""",
+        ),
+        Invalid(
+            """
+from pipecat.processors.aggregators.llm_context import LLMContext
+
+async def remember(context: LLMContext, store):
+    messages = list(context.get_messages())
+    memory = await store.recall(messages[-1]["content"])
+    messages.insert(0, memory)
+    context.set_messages(messages)
+""",
+            lines=(8,),
+            expected_fix="""
+from pipecat.processors.aggregators.llm_context import LLMContext
+
+async def remember(context: LLMContext, store):
+    messages = list(context.get_messages())
+    memory = await store.recall(messages[-1]["content"])
+    messages.insert(0, memory)
+    context.transform_messages(lambda current: [memory, *current])
 """,
         ),
     ]

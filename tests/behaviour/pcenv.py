@@ -105,6 +105,7 @@ class App:
 
 APP_TABLE = (
     App("pipecat_memory.py", "RTL005", "frame.context.set_messages(messages)", "pc_memory_writeback"),
+    App("pipecat_memory_prepend.py", "RTL005", "frame.context.set_messages(messages)", "pc_memory_prepend_writeback"),
     App("pipecat_memory_live.py", None, None, "pc_memory_live_writeback"),
     App("pipecat_handover.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_handover_update"),
     App("pipecat_greeting.py", "RTL005", "LLMMessagesUpdateFrame(", "pc_greeting_update"),

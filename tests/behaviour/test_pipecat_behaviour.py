@@ -7,6 +7,8 @@ fixed code keeps it.
 
 - RTL005, a direct write: a memory processor copies the context, awaits a recall and writes
   the copy back; the user turn committed meanwhile is gone (apps/pipecat_memory.py).
+- RTL005, the same with a prepend (`insert(0, note)`), fixed by a `transform_messages` that
+  puts the note first on the live list (apps/pipecat_memory_prepend.py).
 - RTL005, a frame write: a tool hands the call over by an Update frame built from a copy,
   before the assistant aggregator has recorded the tool call; the Update erases the call
   and its result (apps/pipecat_handover.py).
@@ -33,6 +35,7 @@ code is right); the rtlint-fixed one checks rtlint, and must behave as the hand-
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -178,6 +181,17 @@ def kept_memory(r: dict) -> None:
     _memory_is_there(r)
 
 
+def kept_prepended_memory(r: dict) -> None:
+    booking, party = r["said"]
+    assert party in r["committed_during_recall"]
+    messages = contents(r["messages"])
+    notes = len(list(itertools.takewhile(lambda c: r["memory"] in (c or ""), messages)))
+    assert notes >= 1, "the recalled notes are first, as the processor put them (one per completion)"
+    assert messages[notes + 1 : notes + 3] == [booking, party], "then the system prompt and both user turns"
+    assert party in contents(r["requests"][-1])
+    _memory_is_there(r)
+
+
 def _memory_is_there(r: dict) -> None:
     # the processor's own edit lands in both: the recall's note is in the context and the requests
     notes = [c for c in contents(r["messages"]) if r["memory"] in (c or "")]
@@ -268,6 +282,7 @@ def kept_operator_note(r: dict) -> None:
 
 CHECKS = {
     "pc_memory_writeback": (lost_memory, kept_memory),
+    "pc_memory_prepend_writeback": (lost_memory, kept_prepended_memory),
     # correct as written: the live list edited and written back
     "pc_memory_live_writeback": (kept_memory, kept_memory),
     "pc_handover_update": (lost_handover, kept_handover),

@@ -8,8 +8,11 @@ ahead of it.
 Fixes (text-level statement edits only): an Update of a pure comprehension (or `map`/`filter`)
 of the live list or an exact copy becomes a Transform frame computing the same of its
 argument; `copy + [new]` (or `[*copy, new]`) becomes an Append of `[new]`; a direct write of
-an exact copy whose edits only append becomes `transform_messages` of the live list with the
-same additions.
+an exact copy whose edits only add (`append`, `extend`, and `insert(0, item)`, a prepend: the
+front of the copy is the front of the live list, whatever was appended meanwhile) becomes
+`transform_messages` of the live list with the same additions, the prepends first in the order
+they leave (insert at another index: no fix, as an index into the copy names another place of
+the live list once messages were added).
 """
 
 from __future__ import annotations
@@ -403,48 +406,76 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
     g = module.graph(function)
     if g.precedes(call, call):
         return fx.no_fix("the write can run again (a loop), and replaying its additions would add them twice")
-    edits = list(_edits_between(module, function, flow, written.id, copy, call))
-    items: list[tuple[ast.Call, ast.stmt, bool]] = []
+    edits = sorted(_edits_between(module, function, flow, written.id, copy, call), key=lambda e: _position(e[0]))
+    items: list[tuple[ast.expr, ast.stmt, str]] = []  # (the item added, its statement, "append"|"extend"|"prepend")
     for node, statement in edits:
         method = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
         line = node.lineno
-        if method not in ("append", "extend"):
+        if method == "insert" and len(node.args) == 2 and not node.keywords and not _is_zero(node.args[0]):
+            return fx.no_fix(
+                f"the edit at line {line} inserts at an index of the copy other than 0, and an index into the copy "
+                f"does not name the same place in the live list; re-read the messages after the await"
+            )
+        if method not in ("append", "extend", "insert"):
             return fx.no_fix(
                 f"the edit at line {line} removes, reorders or replaces messages of the copy, which cannot be "
                 f"replayed on the live list; re-read the messages after the await"
             )
-        if len(node.args) != 1 or node.keywords or not isinstance(statement, ast.Expr) or statement.value is not node:
-            return fx.no_fix(f"the edit at line {line} is not a statement `{written.id}.{method}(item)`")
+        arity = 2 if method == "insert" else 1
+        if (
+            len(node.args) != arity
+            or node.keywords
+            or not isinstance(statement, ast.Expr)
+            or statement.value is not node
+        ):
+            shape = "0, item" if method == "insert" else "item"
+            return fx.no_fix(f"the edit at line {line} is not a statement `{written.id}.{method}({shape})`")
         if not g.dominates(node, call) or g.precedes(node, node):
             return fx.no_fix(f"the edit at line {line} does not run once on every path to the write")
-        items.append((node, statement, method == "extend"))
+        items.append((node.args[-1], statement, "prepend" if method == "insert" else method))
     if not items and not extra:
         return fx.no_fix(
             f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
         )
     taken = names_in(function.node)
-    steps, parts = [], []
-    for node, statement, spread in items:
-        argument = node.args[0]
-        if isinstance(argument, ast.Name):
+    steps, parts, front = [], [], []
+    for argument, statement, kind in items:
+        # an `extend` of anything but a list display is read twice (the copy's edit, then the
+        # replay): an iterator (a generator, `map`, a name bound to one) would be empty the
+        # second time, so what it adds is bound as a list first
+        listed = kind == "extend" and not isinstance(argument, (ast.List, ast.ListComp))
+        if isinstance(argument, ast.Name) and not listed:
             name = argument.id
         else:
-            name = fresh("added_message", taken)
+            name = fresh("added_messages" if kind == "extend" else "added_message", taken)
             taken.add(name)
             prefix = f"{name} = "
-            code = prefix + fx.dedent_continuation(file.segment(argument), argument.col_offset - len(prefix)) + "\n"
+            value = file.segment(argument)
+            # a generator's text starts with a parenthesis: its own, or the call's when it is the
+            # call's only argument (then the name replacing it needs them)
+            func = statement.value.func
+            generator = isinstance(argument, ast.GeneratorExp)
+            sole = generator and (argument.lineno, argument.col_offset) == (func.end_lineno, func.end_col_offset)
+            if listed:
+                value = f"list{value}" if generator else f"list({value})"
+            code = prefix + fx.dedent_continuation(value, argument.col_offset - len(prefix)) + "\n"
             path = file.path_of(statement)
+            use = f"({name})" if sole else name
 
-            def bind(editor, path=path, code=code, argument=argument, name=name) -> None:
+            def bind(editor, path=path, code=code, argument=argument, use=use) -> None:
                 located = editor.locate(path)
                 editor.insert_before(located, [editor.statement(code)])
-                editor.replace_segments(located, [(argument, name)])
+                editor.replace_segments(located, [(argument, use)])
 
             steps.append(bind)
-        parts.append(f"*{name}" if spread else name)
+        if kind == "prepend":
+            front.insert(0, name)  # each insert(0, ...) goes before the ones made earlier
+        else:
+            parts.append(f"*{name}" if kind == "extend" else name)
     parts += extra
     current = fresh("current", taken)
-    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [*{current}, {', '.join(parts)}])"
+    listed = ", ".join([*front, f"*{current}", *parts])
+    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [{listed}])"
     write_path = file.path_of(module.index.statement_of(call))
 
     def write(editor) -> None:
@@ -452,6 +483,15 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
 
     steps.append(write)
     return fx.Plan("safe", "", steps)
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return (node.lineno, node.col_offset)
+
+
+def _is_zero(node: ast.expr) -> bool:
+    """`0`, the index that names the front of the copy and of the live list alike."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
 
 def _copied_context(module: Module, copy: Copy) -> ast.AST | None:

@@ -20,6 +20,7 @@ from waits import wait
 
 MEMORY_APP = "app_pipecat_memory"
 MEMORY_LIVE_APP = "app_pipecat_memory_live"
+MEMORY_PREPEND_APP = "app_pipecat_memory_prepend"
 HANDOVER_APP = "app_pipecat_handover"
 GREETING_APP = "app_pipecat_greeting"
 SAVE_APP = "app_pipecat_save"
@@ -77,6 +78,11 @@ async def memory_writeback(module: str = MEMORY_APP) -> dict:
             committed_during_recall=committed,
             recall_queries=store.queries,
         )
+
+
+async def memory_prepend_writeback() -> dict:
+    """The same interleaving, on the processor that puts the memory first (`insert(0, ...)`)."""
+    return await memory_writeback(MEMORY_PREPEND_APP)
 
 
 async def memory_live_writeback() -> dict:
@@ -205,6 +211,7 @@ async def operator_misrouted_append() -> dict:
 SCENARIOS = {
     "pc_memory_writeback": memory_writeback,
     "pc_memory_live_writeback": memory_live_writeback,
+    "pc_memory_prepend_writeback": memory_prepend_writeback,
     "pc_handover_update": handover_update,
     "pc_greeting_update": greeting_update,
     "pc_save_conversation": save_conversation,
