@@ -36,7 +36,7 @@ class FixOutcome:
     findings: list[Finding]  # what remains to report
     applied: list[Finding] = field(default_factory=list)
     failure: str | None = None  # why nothing was written
-    # the fixes that could not be made (CannotFix) in the last pass, by refusal_key: why
+    # the fixes that could not be made (CannotFix) in the last pass, by refusal_keys: why
     refused: dict[tuple[str, str, int], str] = field(default_factory=dict)
     crash: Finding | None = None  # RTL902, when a fix or the editor raised
     tree: object = None  # the `ast` tree of `text` when the run made it (for JSON/SARIF's fixes)
@@ -54,24 +54,29 @@ def _recorded(rule: Rule, finding: Finding, text: str, settings: Settings, edito
     return True
 
 
-def refusal_key(findings: Sequence[Finding], finding: Finding) -> tuple[str, str, int]:
-    """What names a finding across re-lints of one file whose fixes only move lines: its code,
-    its symbol and its rank among the findings of both (the fixer's verification counts
-    findings by code and symbol; a line number is not stable)."""
-    rank = sum(
-        1
-        for f in findings
-        if f is not finding and (f.code, f.symbol) == (finding.code, finding.symbol) and f.sort_key < finding.sort_key
-    )
-    return (finding.code, finding.symbol, rank)
+def refusal_keys(findings: Sequence[Finding]) -> dict[int, tuple[str, str, int]]:
+    """What names each finding (by id) across re-lints of one file whose fixes only move
+    lines: its code, its symbol and its rank among the findings of both, in position order
+    (the fixer's verification counts findings by code and symbol; a line number is not
+    stable). One pass over the findings."""
+    ranks: dict[tuple[str, str], int] = {}
+    keys = {}
+    for finding in sorted(findings, key=lambda f: f.sort_key):
+        group = (finding.code, finding.symbol)
+        keys[id(finding)] = (*group, ranks.get(group, 0))
+        ranks[group] = ranks.get(group, 0) + 1
+    return keys
 
 
 def mark_refused(findings: Sequence[Finding], refused: dict[tuple[str, str, int], str]) -> list[tuple[Finding, str]]:
     """The findings whose fix could not be made, each with why; they are reported as not
     fixable (no `[*]`: `--fix` cannot fix them)."""
+    if not refused:
+        return []
+    keys = refusal_keys(findings)
     marked = []
     for finding in findings:
-        why = refused.get(refusal_key(findings, finding)) if finding.fixable else None
+        why = refused.get(keys[id(finding)]) if finding.fixable else None
         if why is not None:
             finding.fixable, finding.fix = None, None
             marked.append((finding, why))
@@ -259,7 +264,9 @@ def fix_text(
             continue
         if not chosen or candidate == current:
             # what was refused now is final: the findings stay as they are
-            last_refused = {refusal_key(findings, f): refused[id(f)] for f in findings if id(f) in refused}
+            if refused:
+                keys = refusal_keys(findings)
+                last_refused = {keys[id(f)]: refused[id(f)] for f in findings if id(f) in refused}
             break
         if line_length is not None and formatter is None:
             # rtlint's own line breaking is done per pass, before the pass is verified: the

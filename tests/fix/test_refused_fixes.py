@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rtlint.core.findings import Finding
-from rtlint.engine.fixer import mark_refused, refusal_key
+from rtlint.engine.fixer import mark_refused, refusal_keys
 from tests.support.cli import run_cli
 
 HEADER = """class Agent{n}:
@@ -74,9 +74,28 @@ def test_refusals_are_matched_by_code_symbol_and_rank_not_by_line() -> None:
         _finding("RTL001", "A.say", 9),
         _finding("RTL002", "A.say", 7),
     )
-    refused = {refusal_key([first, second, other], second): "why"}
+    refused = {refusal_keys([first, second, other])[id(second)]: "why"}
     # linted again after lines moved: the same findings, at other lines
     moved = [_finding("RTL001", "A.say", 8), _finding("RTL002", "A.say", 10), _finding("RTL001", "A.say", 12)]
     marked = mark_refused(moved, refused)
     assert [(f.line, why) for f, why in marked] == [(12, "why")]
     assert [f.fixable for f in moved] == ["safe", "safe", None]
+
+
+def test_matching_refusals_is_one_pass_over_the_findings(monkeypatch) -> None:
+    # a file with thousands of findings (bench.scaling's) must not pay findings² to match
+    # one refusal: each finding's position is read a bounded number of times
+    reads = 0
+    position = Finding.sort_key
+
+    def counted(self):
+        nonlocal reads
+        reads += 1
+        return position.fget(self)
+
+    findings = [_finding("RTL001", "A.say", line) for line in range(1, 4001)]
+    refused = {("RTL001", "A.say", 3999): "why"}
+    monkeypatch.setattr(Finding, "sort_key", property(counted))
+    marked = mark_refused(findings, refused)
+    assert [f.line for f, _ in marked] == [4000]
+    assert reads <= 4 * len(findings)
