@@ -24,6 +24,11 @@ INDEX = Path("/work/.library/env/packages/pypi.tsv")
 SDK = frozenset({"livekit", "livekit-api", "livekit-protocol", "livekit-rtc"})
 # `pipecat` 0.3.0 (2017) is a data-logging library for sensors and instruments, not Pipecat's
 NOT_PIPECAT = frozenset({"pipecat"})
+# the trees of `--tree NAME=DIR` whose findings have verdicts (they are no package of the index):
+# name -> where its files come from
+TREES = {
+    "pipecat-examples": "the examples/**/*.py of github.com/pipecat-ai/pipecat at acead0507",
+}
 FRAMEWORKS = (
     "openai-agents",  # the OpenAI Agents SDK (voice pipeline, realtime sessions)
     "vocode",
