@@ -75,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=DIR",
-        help="also lint a folder that is not on the index, reported as package NAME at version 'local' "
-        "(e.g. pipecat-examples=CHECKOUT/examples of a clone of github.com/pipecat-ai/pipecat); repeatable",
+        help="also lint a folder that is not on the index, reported as package NAME at version 'local'; "
+        "repeatable; the trees whose findings have verdicts: "
+        + "; ".join(f"{name}: {source}" for name, source in packages.TREES.items()),
     )
     parser.add_argument(
         "--output", type=Path, default=HERE / "ecosystem.md", help="the markdown summary (default bench/ecosystem.md)"
