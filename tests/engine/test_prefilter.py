@@ -187,3 +187,25 @@ def test_no_cyclic_collection_runs_while_a_file_is_checked() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_a_context_parameter_under_any_name_is_admitted_for_its_messages(tmp_path: Path) -> None:
+    """The analysis takes `.messages` of a parameter annotated with a context type as the live
+    list whatever its name (`ctx: LLMContext`); the pre-filter admitted `.messages` only on the
+    configured names, so RTL007 (and RTL008) never saw such a file: `ctx.messages.copy().append(note)`
+    was reported by `check_source` and not by `rtlint`. (pipecat-ai 1.14.0: 56 files checked
+    before and after.)"""
+    from tests.support.cli import run_cli
+
+    ruleset = RuleSet(Config(root=Path.cwd()).enabled_rules(None), Config(root=Path.cwd()).settings())
+    head = b"from pipecat.processors.aggregators.llm_context import LLMContext\n\n\n"
+    body = b"    ctx.messages.copy().append(note)\n"
+    annotated = [b"def remind(ctx: LLMContext, note):\n", b'def remind(ctx: "Optional[LLMContext]", note):\n']
+    for signature in annotated:
+        assert {"RTL007", "RTL008"} <= {r.code for r in ruleset.applicable(head + signature + body)}, signature
+    for signature in [b"def remind(ctx, note):\n", b"def remind(ctx: int, other: LLMContext, note):\n"]:
+        assert "RTL007" not in {r.code for r in ruleset.applicable(head + signature + body)}, signature
+    sample = tmp_path / "remind.py"
+    sample.write_bytes(head + annotated[0] + body)
+    run = run_cli("--no-cache", "--select", "RTL007", str(sample), cwd=tmp_path)
+    assert run.exit_code == 1 and "remind.py:5:5: RTL007" in run.stdout, run.stdout

@@ -4,7 +4,7 @@ fallback wrap (rtlint/fix/wrap.py) breaks it, and so is the frames import it gro
 
 from __future__ import annotations
 
-from rtlint.api import fix_source
+from rtlint.api import check_source, fix_source
 from rtlint.engine import config as config_module
 from tests.support.cli import FIXTURES
 
@@ -138,3 +138,55 @@ async def trim(worker, context):
     fixed = _fixed(text)
     assert fixed.startswith("from pipecat.frames.frames import LLMMessagesAppendFrame, LLMMessagesTransformFrame\n")
     assert "LLMMessagesUpdateFrame" not in fixed
+
+
+PREPEND = """from pipecat.frames.frames import LLMContextFrame
+
+
+async def remember(store, frame: LLMContextFrame):
+    messages = list(frame.context.get_messages())
+    memory = await store.recall()
+    {edits}
+    frame.context.set_messages(messages)
+"""
+
+
+def _direct(edits: str) -> str:
+    return PREPEND.replace("{edits}", "\n    ".join(edits.splitlines()))
+
+
+def test_prepends_replay_in_their_real_order_with_the_appends() -> None:
+    # insert(0, a) then insert(0, b) leaves [b, a, ...]: the live list gets the same
+    fixed = _fixed(_direct("messages.insert(0, a)\nmessages.append(z)\nmessages.insert(0, b)"))
+    assert "frame.context.transform_messages(lambda current: [b, a, *current, z])" in fixed
+    assert "messages.insert(0, a)\n    messages.append(z)\n    messages.insert(0, b)\n" in fixed
+
+
+def _reason(edits: str) -> str:
+    (finding,) = [f for f in check_source(_direct(edits), "example.py", config=CONFIG) if f.code == "RTL005"]
+    assert not finding.fixable
+    return finding.message
+
+
+def test_a_starred_or_odd_edit_is_no_fix() -> None:
+    # `added_message = *xs` parses but does not compile (the fixed module would not import):
+    # no fix rather than a broken one
+    assert "is not a statement `messages.insert(0, item)`" in _reason("messages.insert(0, *xs)")
+    assert "is not a statement `messages.append(item)`" in _reason("messages.append(*xs)")
+    assert "is not a statement `messages.insert(0, item)`" in _reason("kept = messages.insert(0, a)")
+
+
+def test_an_extend_of_a_generator_is_bound_as_a_list_used_by_both() -> None:
+    # a generator bound as it is would be used up by the copy's extend (and its text holds the
+    # call's parentheses: replacing it wrote `messages.extendadded_message`, a no-op attribute)
+    fixed = _fixed(_direct('messages.extend({"role": "system", "content": r} for r in memory)'))
+    assert 'added_messages = list({"role": "system", "content": r} for r in memory)\n' in fixed
+    assert "    messages.extend(added_messages)\n" in fixed
+    assert "frame.context.transform_messages(lambda current: [*current, *added_messages])" in fixed
+    # a name may hold a generator too; a list display is a list already
+    assert "added_messages = list(memory)\n    messages.extend(added_messages)\n" in _fixed(
+        _direct("messages.extend(memory)")
+    )
+    assert "added_messages = [a, b]\n    messages.extend(added_messages)\n" in _fixed(
+        _direct("messages.extend([a, b])")
+    )

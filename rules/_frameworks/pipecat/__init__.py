@@ -105,7 +105,8 @@ def tokens(settings) -> tuple:
     the name in `context-names`)."""
     vocabulary = Vocabulary.from_settings(settings)
     calls = (b"get_messages", *(n.encode() for n in sorted(vocabulary.live_calls)))
-    return ((b"messages", *calls[1:]), _LiveRead(calls, vocabulary.context_names))
+    types = (*vocabulary.context_types, *vocabulary.owner_types)
+    return ((b"messages", *calls[1:]), _LiveRead(calls, vocabulary.context_names, types))
 
 
 class _LiveRead:
@@ -116,18 +117,27 @@ class _LiveRead:
 
     _WHITE = frozenset(b" \t\n\r\f\v")  # what `\\s` matches in a bytes pattern
 
-    def __init__(self, calls: tuple[bytes, ...], names: frozenset[str]) -> None:
+    def __init__(self, calls: tuple[bytes, ...], names: frozenset[str], types: tuple[str, ...] = ()) -> None:
         import re
 
         self._calls = re.compile(b"|".join(re.escape(c) for c in calls))
         self._attribute = re.compile(rb"\.\s*messages\b")
         self._names = tuple(sorted(n.encode() for n in names))
+        # a parameter annotated with a context type (or an owner's, a name ending in one): the
+        # analysis takes its `.messages` as live whatever its name (`ctx: LLMContext`)
+        self._types = re.compile(rb"|".join(re.escape(t.encode()) for t in sorted(types))) if types else None
+        self._annotation = (
+            rb"\s*:[\w\s.\[\]|\"']*?(?:" + b"|".join(re.escape(t.encode()) for t in sorted(types)) + rb")"
+        )
 
     def search(self, raw: bytes) -> object | None:
+        import re
+
         found = self._calls.search(raw)
         if found is not None:
             return found
         white = self._WHITE
+        annotated: dict[bytes, bool] | bool | None = None  # per receiver; False: no context type in the file
         for attribute in self._attribute.finditer(raw):
             end = attribute.start()  # where the receiver's name ends
             while end > 0 and raw[end - 1] in white:
@@ -137,6 +147,18 @@ class _LiveRead:
             for name in self._names:
                 start = end - len(name)
                 if start >= 0 and raw.startswith(name, start) and _word(raw, start - 1) != _word(raw, start):
+                    return attribute
+            if annotated is None:
+                annotated = {} if self._types is not None and self._types.search(raw) else False
+            if annotated is not False:
+                start = end
+                while start > 0 and _word(raw, start - 1):
+                    start -= 1
+                receiver = raw[start:end]
+                if receiver and receiver not in annotated:
+                    pattern = rb"(?<!\w)" + re.escape(receiver) + self._annotation
+                    annotated[receiver] = re.search(pattern, raw) is not None
+                if receiver and annotated[receiver]:
                     return attribute
         return None
 

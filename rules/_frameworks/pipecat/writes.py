@@ -424,6 +424,7 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         arity = 2 if method == "insert" else 1
         if (
             len(node.args) != arity
+            or any(isinstance(a, ast.Starred) for a in node.args)  # `added_message = *xs` would not compile
             or node.keywords
             or not isinstance(statement, ast.Expr)
             or statement.value is not node
