@@ -14,10 +14,29 @@ How: one call per fixed file, after the last pass, on the lines the fixes added 
 - ruff: `ruff format --range START-END --stdin-filename PATH -` (ruff takes one range: from
   the first changed line to the last), run with a timeout; ruff finds the project's
   configuration from PATH, as it does for the file. rtlint's own `line-length`, when set,
-  is passed as `--line-length`.
+  is passed as `--line-length`. ruff 0.17.6 refuses `--range` twice ("cannot be used
+  multiple times"), so fixed regions far apart are either one process per region or one
+  wide range; one wide range is kept, as cheaper: on the 1.8.8 wheel's agent_activity.py
+  (5,263 lines, 6 fixed regions from line 343 to 4870) one wide range takes 19 ms, six
+  processes 99 ms (median of 5; ruff formats the file in a few ms, a process costs ~15 ms).
 - black: `black.format_str(text, mode=..., lines=[(start, end), ...])` with the settings of
   the nearest `[tool.black]` (line-length, skip-string-normalization,
-  skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs.
+  skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs. black
+  parses and formats all it is given, so it is given a window (_black_window): for each
+  group of fixed regions, the statements enclosing them, inside a class its header lines
+  and the changed members only (nested classes alike), with the sibling before when a
+  change starts a statement and the one after when it ends one (black's blank lines there
+  depend on them); `lines=` is shifted to the window, each window must come back the same
+  program, and the results are spliced into the file. black infers the target versions from
+  the whole file when none are configured; that is computed from the `ast`
+  (_versions: 3.6+ from an f-string, 3.9+ from `match`, `except*`, a relaxed decorator or
+  variadic generics). The whole file goes to black instead when a window is not sure to
+  give what the whole file gives: a `fmt:` or `yapf:` comment anywhere, no f-string, a
+  `with` of two or more items or `with (... as ...)` anywhere (3.9+ maybe), Python 3.12+
+  (its f-string and type-parameter syntax), a window that would be the whole module, a
+  statement sharing a line with the window's edge. tests/fix/test_black_window.py holds
+  the windowed result equal to the whole file's on the seven releases' fixes, the fixtures
+  and a wheel with lines changed in every kind of statement.
 
 What comes back is trusted only where the fix changed lines: the tool's changes are
 diffed against the fixed text, and a change wholly within lines the fix did not touch (a
@@ -34,9 +53,8 @@ one finding at a time (a process per finding), their speed is held at the yardst
 their cache key then holds no formatter name or version. `--fix` and `--diff` format.
 
 Cost (bench/fixformat.md): ruff adds one process per fixed file (livekit-agents 1.8.8 wheel
-with a ruff.toml: --fix 0.82 -> 1.03 s); black runs in-process but parses and formats the
-whole file even for a few lines (0.4-1.3 s on the 5,263-line agent_activity.py), so a
-project configured for black pays about 1.7 s more on that wheel.
+with a ruff.toml: --fix 0.82 -> 1.03 s); black runs in-process on windows (agent_activity.py:
+one formatted() call 2.9 s on the whole file, 0.5 s on windows, of which black 0.12 s).
 """
 
 from __future__ import annotations
@@ -230,8 +248,11 @@ def _window(tree, lines: list[str], regions: list[tuple[int, int]]) -> tuple[lis
     """The smallest standalone text black can be given for `regions`: (header, first, last)
     where `header` is the lines of the enclosing classes' headers (their decorators, the
     `class ...:` line and what follows it up to the first member) and [first, last] the
-    1-based lines of the enclosing siblings, one unchanged sibling of context either side;
-    None when the window is the whole module or a cut would split a line."""
+    1-based lines of the enclosing siblings, with the sibling before when a change starts
+    at a sibling's first line and the one after when it reaches a sibling's last line
+    (black's blank lines there depend on them; a class is not entered when the change
+    reaches its last line); None when the window is the whole module or a cut would split
+    a line."""
     import ast
 
     header: list[str] = []
@@ -250,14 +271,18 @@ def _window(tree, lines: list[str], regions: list[tuple[int, int]]) -> tuple[lis
             node = statements[touched[0]]
             if isinstance(node, ast.ClassDef) and node.body:
                 body_first = _spans(node.body)[0][0]
-                if body_first > node.lineno and low >= body_first:  # within the members: go in
+                inside = low >= body_first and high < spans[touched[0]][1]  # not its last line
+                if body_first > node.lineno and inside:  # within the members: go in
                     header += lines[spans[touched[0]][0] - 1 : body_first - 1]
                     statements = node.body
                     continue
         start, stop = touched[0], touched[-1]
+        # black's blank lines above the first changed line depend on the line before it,
+        # those below the last changed line on the line after: the sibling there comes too
         if low <= spans[start][0] and start > 0:
-            # black's blank lines above the first changed statement depend on the one before
             start -= 1
+        if high >= spans[stop][1] and stop < len(spans) - 1:
+            stop += 1
         if start == 0 and stop == len(spans) - 1 and not header:
             return None  # the whole module
         first, last = spans[start][0], spans[stop][1]

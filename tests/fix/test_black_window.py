@@ -110,34 +110,57 @@ def test_lines_changed_across_a_wheel_are_formatted_alike() -> None:
 
 
 def _members(count: int) -> str:
-    method = "    def method_{0}(self, value):\n        return self.call(value, {0})\n\n"
+    method = "    def method_{0}(self, value):\n        value = value + {0}\n        return self.call(value)\n\n"
     methods = "".join(method.format(i) for i in range(count))
     return f'import asyncio\n\n\nclass Big:\n    """{{f"x"}}"""\n\n{methods}\nLABEL = f"{{1}}"\n'
 
 
-def test_black_is_given_the_enclosing_members_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    # one line changed in the 25th of 50 methods: black is given the class header, the
-    # member before (its blank lines depend on it... only when the change starts the
-    # member) and the changed member, not the 160 lines of the file
+@pytest.mark.parametrize(
+    ("old", "new", "given"),
+    [
+        ("value = value + 25", "value = value+25", 1 + 3),  # the member alone
+        ("def method_25(self, value):", "def method_25( self,value ):", 1 + 3 + 1 + 3),  # and the one before
+        (
+            "value = value + 25\n        return self.call(value)",
+            "value = value + 25\n        return self.call( value)",
+            1 + 3 + 1 + 3,
+        ),  # and after
+    ],
+    ids=["middle line", "first line", "last line"],
+)
+def test_black_is_given_the_enclosing_members_only(
+    monkeypatch: pytest.MonkeyPatch, old: str, new: str, given: int
+) -> None:
+    # a line changed in the 25th of 50 methods: black is given the class header and the
+    # changed member (with its neighbour where the change starts or ends it), not the 210
+    # lines of the file
     original = _members(50)
-    fixed = original.replace("return self.call(value, 25)", "return self.call( value,25 )")
-    given: list[str] = []
+    fixed = original.replace(old, new)
+    texts: list[str] = []
     real = black.format_str
 
     def counting(text: str, **kwargs: object) -> str:
-        given.append(text)
+        texts.append(text)
         return real(text, **kwargs)
 
     monkeypatch.setattr(black, "format_str", counting)
-    window, _ = _both(original, fixed, Path("big.py"), 88)
-    assert [len(text.splitlines()) for text in given] == [1 + 2, len(fixed.splitlines())]  # window, then whole
-    assert window is not None and "return self.call(value, 25)\n" in window
-    # a change at a member's first line brings the member before as context
-    given.clear()
-    fixed = original.replace("def method_25(self, value):", "def method_25( self,value ):")
     window, whole = _both(original, fixed, Path("big.py"), 88)
-    assert window == whole and "    def method_25(self, value):\n" in window
-    assert len(given[0].splitlines()) == 1 + 2 + 1 + 2
+    assert [len(text.splitlines()) for text in texts] == [given, len(fixed.splitlines())]  # window, then whole
+    assert window == whole == original
+
+
+def test_stubs_keep_the_whole_files_blank_lines() -> None:
+    # black puts a blank line between a changed stub and the decorator below it: the
+    # member after the change is in the window
+    original = (
+        "class Transport:\n    @abstractmethod\n    async def start(self) -> None: ...\n"
+        "    @abstractmethod\n    async def close(self) -> None: ...\n"
+        "    @abstractmethod\n    def name(self) -> str: ...\n\n\nLABEL = f'{1}'\n"
+    )
+    fixed = original.replace("close(self)", "close( self)")
+    window, whole = _both(original, fixed, Path("t.py"), 88)
+    assert window == whole and "async def close(self) -> None: ...\n\n    @abstractmethod\n" in whole
+    assert _windowed(fixed, original, 88)
 
 
 @pytest.mark.parametrize(
