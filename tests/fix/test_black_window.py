@@ -80,13 +80,13 @@ def test_the_fixtures_fixes_are_formatted_alike(width: int) -> None:
 
 
 def test_lines_changed_across_a_wheel_are_formatted_alike() -> None:
-    # every 7th line holding a "(" in the livekit-agents 1.8.8 files (up to 1,500 lines)
+    # every 7th line holding a "(" in the livekit-agents 1.8.8 files (up to 1,000 lines)
     # gets "( ": changed lines black formats, in every kind of statement and member
     windowed = 0
     for path in sorted((unpacked("livekit-agents==1.8.8") / "livekit").rglob("*.py")):
         text = path.read_text()
         lines = split_lines(text)
-        if len(lines) > 1500:
+        if len(lines) > 1000:
             continue
         picked = [
             index
@@ -106,7 +106,7 @@ def test_lines_changed_across_a_wheel_are_formatted_alike() -> None:
         windowed += 1
         window, whole = _both(text, fixed, path, 88)
         assert window == whole, path
-    assert windowed >= 80
+    assert windowed >= 60
 
 
 def _members(count: int) -> str:
