@@ -14,10 +14,29 @@ How: one call per fixed file, after the last pass, on the lines the fixes added 
 - ruff: `ruff format --range START-END --stdin-filename PATH -` (ruff takes one range: from
   the first changed line to the last), run with a timeout; ruff finds the project's
   configuration from PATH, as it does for the file. rtlint's own `line-length`, when set,
-  is passed as `--line-length`.
+  is passed as `--line-length`. ruff 0.17.6 refuses `--range` twice ("cannot be used
+  multiple times"), so fixed regions far apart are either one process per region or one
+  wide range; one wide range is kept, as cheaper: on the 1.8.8 wheel's agent_activity.py
+  (5,263 lines, 6 fixed regions from line 343 to 4870) one wide range takes 19 ms, six
+  processes 99 ms (median of 5; ruff formats the file in a few ms, a process costs ~15 ms).
 - black: `black.format_str(text, mode=..., lines=[(start, end), ...])` with the settings of
   the nearest `[tool.black]` (line-length, skip-string-normalization,
-  skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs.
+  skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs. black
+  parses and formats all it is given, so it is given a window (_black_window): for each
+  group of fixed regions, the statements enclosing them, inside a class its header lines
+  and the changed members only (nested classes alike), with the sibling before when a
+  change starts a statement and the one after when it ends one (black's blank lines there
+  depend on them); `lines=` is shifted to the window, each window must come back the same
+  program, and the results are spliced into the file. black infers the target versions from
+  the whole file when none are configured; that is computed from the `ast`
+  (_versions: 3.6+ from an f-string, 3.9+ from `match`, `except*`, a relaxed decorator or
+  variadic generics). The whole file goes to black instead when a window is not sure to
+  give what the whole file gives: a `fmt:` or `yapf:` comment anywhere, no f-string, a
+  `with` of two or more items or `with (... as ...)` anywhere (3.9+ maybe), Python 3.12+
+  (its f-string and type-parameter syntax), a window that would be the whole module, a
+  statement sharing a line with the window's edge. tests/fix/test_black_window.py holds
+  the windowed result equal to the whole file's on the seven releases' fixes, the fixtures
+  and a wheel with lines changed in every kind of statement.
 
 What comes back is trusted only where the fix changed lines: the tool's changes are
 diffed against the fixed text, and a change wholly within lines the fix did not touch (a
@@ -34,13 +53,13 @@ one finding at a time (a process per finding), their speed is held at the yardst
 their cache key then holds no formatter name or version. `--fix` and `--diff` format.
 
 Cost (bench/fixformat.md): ruff adds one process per fixed file (livekit-agents 1.8.8 wheel
-with a ruff.toml: --fix 0.82 -> 1.03 s); black runs in-process but parses and formats the
-whole file even for a few lines (0.4-1.3 s on the 5,263-line agent_activity.py), so a
-project configured for black pays about 1.7 s more on that wheel.
+with a ruff.toml: --fix 0.82 -> 1.03 s); black runs in-process on windows (agent_activity.py:
+one formatted() call 2.9 s on the whole file, 0.5 s on windows, of which black 0.12 s).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shutil
@@ -65,6 +84,7 @@ class Formatter:
     width: int  # the line length in effect (rtlint's own, else the configuration's, else 88)
     override: bool = False  # the width is rtlint's own `line-length`: passed to the tool
     settings: dict = field(default_factory=dict, compare=False, hash=False)  # [tool.black]
+    window: bool = True  # black formats the enclosing statements only (False: the whole file)
 
 
 def choose(option: str, path: Path | None, configured: int | None) -> Formatter | None:
@@ -132,11 +152,12 @@ def formatted(original: str, fixed: str, formatter: Formatter) -> str | None:
             return None  # mixed line endings: the tools would even them out
         text = fixed.replace("\r\n", "\n")
     regions = _regions(sorted(changed))
+    verified = False  # every window black was given came back the same program
     try:
         if formatter.tool == "ruff":
             out = _ruff(text, regions, formatter)
         else:
-            out = _black(text, regions, formatter)
+            out, verified = _black(text, regions, formatter)
     except Exception:  # the tool's bug or a limit (black runs in this process): the fallback
         return None
     if out is None:
@@ -145,6 +166,8 @@ def formatted(original: str, fixed: str, formatter: Formatter) -> str | None:
         out = out.replace("\n", "\r\n")
     kept = _kept(fixed, out, changed)
     if kept is None or kept == fixed:
+        return kept
+    if verified and kept == out:  # whole statements replaced by the same statements
         return kept
     return kept if _same_program(fixed, kept) else None
 
@@ -189,7 +212,9 @@ def _ruff(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> st
         return None
 
 
-def _black(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> str | None:
+def _black(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> tuple[str | None, bool]:
+    """black's result, and whether it was made on windows each checked to be the same
+    program (see _black_window)."""
     import black
 
     settings = {key.replace("_", "-"): value for key, value in formatter.settings.items()}
@@ -203,7 +228,172 @@ def _black(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> s
         preview=bool(settings.get("preview", False)),
         is_pyi=formatter.path.suffix == ".pyi",
     )
-    return black.format_str(text, mode=mode, lines=regions)
+    if formatter.window:
+        windowed = _black_window(black, text, regions, mode)
+        if windowed is not None:
+            return windowed, True
+    return black.format_str(text, mode=mode, lines=regions), False
+
+
+def _spans(statements: list) -> list[tuple[int, int]]:
+    """Each statement's 1-based inclusive lines, its decorators included."""
+    spans = []
+    for node in statements:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+        spans.append((first, node.end_lineno))
+    return spans
+
+
+def _window(tree, lines: list[str], regions: list[tuple[int, int]]) -> tuple[list[str], int, int] | None:
+    """The smallest standalone text black can be given for `regions`: (header, first, last)
+    where `header` is the lines of the enclosing classes' headers (their decorators, the
+    `class ...:` line and what follows it up to the first member) and [first, last] the
+    1-based lines of the enclosing siblings, with the sibling before when a change starts
+    at a sibling's first line and the one after when it reaches a sibling's last line
+    (black's blank lines there depend on them; a class is not entered when the change
+    reaches its last line); None when the window is the whole module or a cut would split
+    a line."""
+    import ast
+
+    header: list[str] = []
+    statements = tree.body
+    low, high = regions[0][0], regions[-1][1]
+    while True:
+        spans = _spans(statements)
+        touched = [i for i, (a, b) in enumerate(spans) if b >= low and a <= high]
+        if not touched:  # the regions lie between two siblings: both are the window
+            after = [i for i, (a, _) in enumerate(spans) if a > high]
+            before = [i for i, (_, b) in enumerate(spans) if b < low]
+            touched = before[-1:] + after[:1]
+            if not touched:
+                return None
+        if len(touched) == 1:
+            node = statements[touched[0]]
+            if isinstance(node, ast.ClassDef) and node.body:
+                body_first = _spans(node.body)[0][0]
+                inside = low >= body_first and high < spans[touched[0]][1]  # not its last line
+                if body_first > node.lineno and inside:  # within the members: go in
+                    header += lines[spans[touched[0]][0] - 1 : body_first - 1]
+                    statements = node.body
+                    continue
+        start, stop = touched[0], touched[-1]
+        # black's blank lines above the first changed line depend on the line before it,
+        # those below the last changed line on the line after: the sibling there comes too
+        if low <= spans[start][0] and start > 0:
+            start -= 1
+        if high >= spans[stop][1] and stop < len(spans) - 1:
+            stop += 1
+        if start == 0 and stop == len(spans) - 1 and not header:
+            return None  # the whole module
+        first, last = spans[start][0], spans[stop][1]
+        if start == 0 and not header:
+            first = 1  # the comments above the module's first statement are its own
+        if start > 0 and spans[start - 1][1] == first or stop + 1 < len(spans) and spans[stop + 1][0] == last:
+            return None  # a sibling shares a line (`a; b`) with the window's edge
+        if first > low or last < high:
+            return None
+        return header, first, last
+
+
+def _versions(black, tree, lines: list[str]) -> set | None:
+    """The target versions black would infer from the whole file, as far as they change
+    its formatting (trailing commas when splitting: 3.5/3.6+; parenthesized context
+    managers: 3.9+; 3.14's except and t-strings), found from the `ast` without black's own
+    (slow) parse of the whole file; None when unsure (then the whole file is formatted).
+    Under Python 3.11 `ast.parse` refuses 3.12+ syntax, so of black's 3.9+ features only
+    relaxed decorators, parenthesized context managers, `match`, `except*` and variadic
+    generics can be in the file."""
+    import ast
+
+    if sys.version_info >= (3, 12):
+        return None  # 3.12's f-strings and type parameters are 3.12+ features for black
+    nodes = list(ast.walk(tree))
+    if not any(isinstance(node, ast.JoinedStr) for node in nodes):
+        return None  # some other 3.6+ feature may be what black infers 3.6+ from
+    at_least_39 = False
+    for node in nodes:
+        kind = type(node)
+        if kind in (ast.Match, getattr(ast, "TryStar", ast.Match)):
+            at_least_39 = True
+        elif kind in (ast.With, ast.AsyncWith):
+            if len(node.items) > 1:
+                return None  # maybe parenthesized (3.9+), which `ast` does not tell
+            if node.items[0].optional_vars is not None:
+                line = (
+                    lines[node.lineno - 1]
+                    .encode("utf-8", "surrogatepass")[node.col_offset :]
+                    .decode("utf-8", "replace")
+                )
+                if line.removeprefix("async").lstrip().removeprefix("with").lstrip().startswith("("):
+                    return None  # maybe `with (a as b):`
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                while isinstance(target, ast.Attribute):
+                    target = target.value
+                if not isinstance(target, ast.Name):
+                    at_least_39 = True  # a relaxed decorator
+            vararg = getattr(node.args, "vararg", None) if kind is not ast.ClassDef else None
+            if vararg is not None and isinstance(vararg.annotation, ast.Starred):
+                at_least_39 = True  # `*args: *Ts`
+        elif kind is ast.Subscript:
+            index = node.slice
+            if isinstance(index, ast.Starred) or (
+                isinstance(index, ast.Tuple) and any(isinstance(item, ast.Starred) for item in index.elts)
+            ):
+                at_least_39 = True  # `tuple[*Ts]`
+    low = 9 if at_least_39 else 6  # TargetVersion.PY39.value == 9
+    return {v for v in black.TargetVersion if low <= v.value < 14}
+
+
+def _black_window(black, text: str, regions: list[tuple[int, int]], mode) -> str | None:
+    """black's `format_str(text, lines=regions)` computed on windows of `text` (the
+    statements enclosing a group of regions, see _window), one call per window, spliced
+    back; None when some region has no safe window."""
+    import ast
+
+    if "fmt:" in text or "yapf:" in text:
+        return None  # a `# fmt: off` region may cross a window's edge
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = split_lines(text)
+    if not lines[-1].endswith("\n"):
+        return None
+    if not mode.target_versions:
+        versions = _versions(black, tree, lines)
+        if not versions:
+            return None
+        mode = dataclasses.replace(mode, target_versions=versions)
+    groups: list[tuple[list[tuple[int, int]], tuple[list[str], int, int]]] = []
+    for region in regions:
+        found = _window(tree, lines, [region])
+        if found is None:
+            return None
+        if groups and found[1] <= groups[-1][1][2]:  # overlaps the previous window: one window
+            merged = [*groups[-1][0], region]
+            found = _window(tree, lines, merged)
+            if found is None:
+                return None
+            groups[-1] = (merged, found)
+        else:
+            groups.append(([region], found))
+    for index in range(len(groups) - 1):
+        if groups[index][1][2] >= groups[index + 1][1][1]:
+            return None  # a merged window reached back over an earlier one
+    pieces = []
+    done = 0  # the lines of `text` already in `pieces`
+    for group, (header, first, last) in groups:
+        shift = first - 1 - len(header)
+        head = "".join(header)
+        window = head + "".join(lines[first - 1 : last])
+        out = black.format_str(window, mode=mode, lines=[(a - shift, b - shift) for a, b in group])
+        if not out.startswith(head) or not _same_program(window, out):
+            return None
+        pieces += [*lines[done : first - 1], out[len(head) :]]
+        done = last
+    return "".join(pieces + lines[done:])
 
 
 def _kept(fixed: str, out: str, changed: set[int]) -> str | None:
