@@ -25,6 +25,7 @@ class Suppressions:
         self._honour_noqa = honour_noqa
         self._mapping: dict[int, str | None] | None = None
         self._text = text
+        self._any_comment = "#" in text
         # the tree gives multi-line strings cheaply; a backslash continuation joins lines
         # too (flake8 reads the lines it joins together), which only the tokenizer sees
         self._tree = tree if "\\\n" not in text and "\\\r" not in text else None
@@ -120,6 +121,8 @@ class Suppressions:
         return self._lines[line - 1] if 1 <= line <= len(self._lines) else ""
 
     def suppressed(self, line: int, code: str) -> bool:
+        if not self._any_comment:
+            return False  # every suppression is a comment: no `#` in the file, no mapping to build
         text = self._line_text(line)
         if "#" not in text:
             return False
