@@ -202,9 +202,10 @@ def fix_text(
     pass, the fixes whose edits do not overlap are made together on the text; the others
     wait for the next pass, re-detected on the new text (`tree` is the `ast` tree of
     `text`, if known). With `line_length`, the lines the fixes added or changed are then
-    formatted by `formatter` (the project's own, rtlint.fix.formatting), or, without one or
-    when it cannot be trusted with the file, the statements the fixes added or moved are
-    broken to fit it (rtlint.fix.wrap).
+    formatted by `formatter` (the project's own, rtlint.fix.formatting) after the last pass;
+    without one, the statements each pass added or moved are broken to fit it before the
+    pass is verified (rtlint.fix.wrap), as they are after the last pass when the formatter
+    cannot be trusted with the file.
 
     With `only` (one of `findings`), that finding's fix alone is applied and verified, in
     one pass (the editor's "Fix" of one diagnostic); what it uncovers is left to report.
@@ -281,12 +282,13 @@ def fix_text(
             return FixOutcome(text, lint_text(text, display_path, rules, settings), failure=verified)
         current, (findings, tree) = candidate, verified
         applied.extend(chosen)
-    if line_length is not None and current is not text:
-        if formatter is not None:
-            done = _formatted(text, current, formatter, findings, display_path, rules, settings)
-            if done is not None:
-                tree = None if done[0] is not current else tree
-                return FixOutcome(done[0], done[1], applied, tree=tree, refused=last_refused)
+    if line_length is not None and formatter is not None and current is not text:
+        # the passes left the lines as the fixes made them, for the project's formatter
+        done = _formatted(text, current, formatter, findings, display_path, rules, settings)
+        if done is not None:
+            tree = None if done[0] is not current else tree
+            return FixOutcome(done[0], done[1], applied, tree=tree, refused=last_refused)
+        # the tool failed or cannot be trusted with the file: rtlint's own line breaking
         fitted, shifts = _fitted(text, current, line_length, tree)
         if shifts:  # the tree is of the unbroken text: dropped, not reused
             if findings:  # what they say cites lines ("the await at line 24"): linted again
