@@ -475,8 +475,8 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
             parts.append(f"*{name}" if kind == "extend" else name)
     parts += extra
     current = fresh("current", taken)
-    listed = ", ".join([*front, f"*{current}", *parts])
-    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [{listed}])"
+    elements = ", ".join([*front, f"*{current}", *parts])
+    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [{elements}])"
     write_path = file.path_of(module.index.statement_of(call))
 
     def write(editor) -> None:
