@@ -128,7 +128,8 @@ def _record_pass(editor, wanted, current: str, settings: Settings, by_code, one_
 
 
 def _region_fit(line_length: int | None, unit: str):
-    """The line-length hook for the regions an edit rewrites (JSON, SARIF), or None."""
+    """The line-length hook for the regions an edit rewrites (--fix without a formatter,
+    JSON, SARIF), or None."""
     if line_length is None:
         return None
     from rtlint.fix.wrap import fit_region
@@ -250,7 +251,11 @@ def fix_text(
         if not wanted:
             break
         refused: dict[int, str] = {}  # of this pass: a later pass may make what this one could not
-        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused)
+        # without a formatter, rtlint's own line breaking is done per pass, on the regions
+        # the pass rewrote, before it is verified: the re-lint that verifies it is the one
+        # reported (not a second one of broken lines), and no other line is parsed again
+        fit = line_length if formatter is None else None
+        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused, fit)
         if isinstance(built, str):
             return failed(built)
         if isinstance(built, _Crash):  # RTL902 with the findings; the traceback when debugging
@@ -269,10 +274,6 @@ def fix_text(
                 keys = refusal_keys(findings)
                 last_refused = {keys[id(f)]: refused[id(f)] for f in findings if id(f) in refused}
             break
-        if line_length is not None and formatter is None:
-            # rtlint's own line breaking is done per pass, before the pass is verified: the
-            # re-lint that verifies it is the one reported (not a second one of broken lines)
-            candidate = _fitted(current, candidate, line_length)[0]
         verified = _verify(candidate, display_path, findings, chosen, rules, settings)
         if isinstance(verified, str):
             if len(chosen) > 1:
@@ -298,9 +299,10 @@ def fix_text(
     return FixOutcome(current, findings, applied, tree=tree, refused=last_refused)
 
 
-def _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused):
+def _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused, line_length=None):
     """One pass: (the fixes applied, the edited text), (the fixes, None) when their edits
-    cannot be made together, or why it failed; the fixes that cannot be built go to `refused`."""
+    cannot be made together, or why it failed; the fixes that cannot be built go to `refused`.
+    With `line_length`, the regions the pass rewrote are broken to fit it."""
     from rtlint.fix.editor import Editor
 
     editor = Editor(current, tree)
@@ -312,7 +314,7 @@ def _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused):
         return [], current
     codes = ", ".join(sorted({f.code for f in chosen}))
     try:
-        return chosen, editor.rendered()
+        return chosen, editor.rendered(_region_fit(line_length, editor.unit))
     except CannotFix as exc:
         if len(chosen) > 1:
             return chosen, None

@@ -240,7 +240,8 @@ class Runner:
                     reported, trees = outcome.text, {"tree": outcome.tree}
                     report.fixed = len(outcome.applied)
                     report.fixed_codes = [f.code for f in outcome.applied]
-                    report.diff = unified_diff(text, outcome.text, job.display)
+                    if self.options.diff:  # the patch is shown only then (~20 ms a big file)
+                        report.diff = unified_diff(text, outcome.text, job.display)
                 except UnicodeEncodeError as exc:
                     report.errors.append(
                         f"{job.display}: fix not applied: cannot encode the result as {job.source.encoding}: {exc}"
