@@ -20,7 +20,7 @@ from rtlint.core.findings import Finding, Fix
 from rtlint.core.fixplan import CannotFix
 from rtlint.core.parsing import ParseError, parse
 from rtlint.core.rule import Rule, Settings
-from rtlint.engine.linter import engine_finding, lint_text
+from rtlint.engine.linter import engine_finding, gc_paused, lint_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def _one_fix(rule: Rule, finding: Finding, text: str, original, settings: Settin
     return Fix(finding.fixable, edits) if edits else None
 
 
+@gc_paused()
 def attach_fixes(
     findings: Sequence[Finding],
     text: str,
@@ -185,6 +186,7 @@ def attach_fixes(
         finding.fix = _one_fix(by_code[finding.code], finding, text, original, settings, line_length)
 
 
+@gc_paused()
 def fix_text(
     text: str,
     display_path: str,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import gc
 import traceback
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 
 from rtlint.core.context import FileContext
 from rtlint.core.findings import Finding
@@ -128,13 +129,21 @@ def lint_text(
     and are not returned."""
     if not rules and not parse_always and unused_for is None:
         return []
-    # no cyclic garbage collection while one file is parsed and checked: its tree and index
-    # (~100,000 objects a big file) stay alive meanwhile, and every automatic collection
-    # walked them again (~10% of a check); what the file leaves in cycles is collected after
+    with gc_paused():
+        return _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, unused_for, judge_only)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while one file is parsed, checked and fixed: its trees
+    and indexes (~100,000 objects a big file) stay alive meanwhile, and every automatic
+    collection walked them again (~10% of a check, ~30% of a fix, whose re-lints parse the
+    file again). Each lint frees what its analyses leave in cycles (`_lint`), the rest is
+    collected after. A pause inside another leaves it paused."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, unused_for, judge_only)
+        yield
     finally:
         if enabled:
             gc.enable()
@@ -146,6 +155,30 @@ def _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, 
     except ParseError as exc:
         return [engine_finding("RTL900", display_path, f"syntax error: {exc.message}", exc.line, exc.column)]
     file = FileContext(display_path, text, tree, settings)
+    findings = _checked(file, rules, display_path)
+    # what the analyses left in cycles (an index and its file, closures that keep their
+    # analysis: the tree with them) is freed now, as collection is paused: only the objects
+    # made since the last collection are visited, which keeps this linear, and the re-lints
+    # of a fix do not each keep a tree until the file is done
+    del file
+    gc.collect(0)
+    unique = {(f.line, f.column, f.code, f.message): f for f in findings}
+    ordered = sorted(unique.values(), key=lambda f: f.sort_key)
+    if unused_for is not None:
+        from rtlint.suppress.unused import unused_suppressions
+
+        ordered = sorted(
+            [*ordered, *unused_suppressions(text, display_path, ordered, unused_for, registry.known_codes())],
+            key=lambda f: f.sort_key,
+        )
+    if judge_only:
+        ordered = [f for f in ordered if f.code not in judge_only]
+    return filter_findings(ordered, text, honour_noqa, tree)
+
+
+def _checked(file: FileContext, rules: Sequence[Rule], display_path: str) -> list[Finding]:
+    """Every rule's findings in `file`; a rule that crashes, or finds the file too deeply
+    nested, is an RTL902 finding and the others still run."""
     findings: list[Finding] = []
     for rule in rules:
         try:
@@ -163,15 +196,4 @@ def _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, 
                     f"{rule.code} crashed: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
                 )
             )
-    unique = {(f.line, f.column, f.code, f.message): f for f in findings}
-    ordered = sorted(unique.values(), key=lambda f: f.sort_key)
-    if unused_for is not None:
-        from rtlint.suppress.unused import unused_suppressions
-
-        ordered = sorted(
-            [*ordered, *unused_suppressions(text, display_path, ordered, unused_for, registry.known_codes())],
-            key=lambda f: f.sort_key,
-        )
-    if judge_only:
-        ordered = [f for f in ordered if f.code not in judge_only]
-    return filter_findings(ordered, text, honour_noqa, tree)
+    return findings

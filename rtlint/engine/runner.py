@@ -14,7 +14,7 @@ from rtlint.core.rule import Rule
 from rtlint.core.source import Source, UnreadableSource
 from rtlint.engine.config import Config
 from rtlint.engine.discovery import Target
-from rtlint.engine.linter import RuleSet, engine_finding, lint_text
+from rtlint.engine.linter import RuleSet, engine_finding, gc_paused, lint_text
 from rtlint.fix.edits import unified_diff
 
 # below this many files to parse, starting worker processes costs more than it saves
@@ -333,7 +333,8 @@ class Runner:
         """`process`, where running out of memory is RTL901 for this file alone (in a worker
         or in this process alike): the other files are still linted and reported."""
         try:
-            return self.process(job)
+            with gc_paused():  # the parse for the fixes and theirs too, not only the lint's
+                return self.process(job)
         except MemoryError:
             report = FileReport(job.target, job.display, stamp=job.stamp, digest=job.digest, cacheable=False)
             report.findings = self._without_ignored(
