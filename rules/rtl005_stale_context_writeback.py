@@ -182,7 +182,10 @@ class StaleContextWriteback(Rule):
     the Transform's function now computes (`kept = [...]`), when nothing else reads them and
     their value does nothing but read and copy (`list(...)`, `.copy()`, `get_messages()`, a
     slice, a list display); a binding whose value may do more (a call of your own) is kept,
-    for you to remove. A frame's name no longer used leaves the import.
+    for you to remove. A frame's name no longer used leaves the import. The direct-write fix
+    does the same with the copy: when nothing but its additions and the write read it, its
+    binding and its edits go (an added expression stays bound, `added_message = ...`, where
+    the edit was); kept, the copy would be a list edited and never read (RTL007).
 
     ## Fix safety
     No fix, and the message says why, when an edit removes, reorders or transforms the

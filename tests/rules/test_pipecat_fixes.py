@@ -155,11 +155,39 @@ def _direct(edits: str) -> str:
     return PREPEND.replace("{edits}", "\n    ".join(edits.splitlines()))
 
 
+def _direct_read(edits: str) -> str:
+    """`_direct`, with the copy read before the await too: the fix keeps the copy and its edits."""
+    return _direct(edits).replace(
+        "    memory = await store.recall()\n", "    memory = await store.recall(messages[-1])\n"
+    )
+
+
 def test_prepends_replay_in_their_real_order_with_the_appends() -> None:
     # insert(0, a) then insert(0, b) leaves [b, a, ...]: the live list gets the same
     fixed = _fixed(_direct("messages.insert(0, a)\nmessages.append(z)\nmessages.insert(0, b)"))
     assert "frame.context.transform_messages(lambda current: [b, a, *current, z])" in fixed
-    assert "messages.insert(0, a)\n    messages.append(z)\n    messages.insert(0, b)\n" in fixed
+    assert "messages" not in fixed.replace("get_messages", "").replace("transform_messages", "")
+
+
+def test_a_copy_read_nowhere_else_goes_with_its_edits() -> None:
+    # kept, `messages` would be a copy edited and never read (RTL007) and its binding unused
+    fixed = _fixed(_direct('messages.append({"role": "system", "content": memory})\nmessages.extend(notes)'))
+    assert fixed == PREPEND.replace("    messages = list(frame.context.get_messages())\n", "").replace(
+        "    {edits}\n    frame.context.set_messages(messages)\n",
+        '    added_message = {"role": "system", "content": memory}\n'
+        "    added_messages = list(notes)\n"
+        "    frame.context.transform_messages(\n"
+        "        lambda current: [*current, added_message, *added_messages]\n"
+        "    )\n",
+    )
+    assert check_source(fixed, "example.py", config=CONFIG) == []
+
+
+def test_a_copy_read_elsewhere_keeps_its_edits() -> None:
+    fixed = _fixed(_direct_read("messages.append(z)"))
+    assert "    messages = list(frame.context.get_messages())\n" in fixed
+    assert "    messages.append(z)\n    frame.context.transform_messages(lambda current: [*current, z])\n" in fixed
+    assert not [f for f in check_source(fixed, "example.py", config=CONFIG) if f.code == "RTL007"]
 
 
 def _reason(edits: str) -> str:
@@ -179,14 +207,14 @@ def test_a_starred_or_odd_edit_is_no_fix() -> None:
 def test_an_extend_of_a_generator_is_bound_as_a_list_used_by_both() -> None:
     # a generator bound as it is would be used up by the copy's extend (and its text holds the
     # call's parentheses: replacing it wrote `messages.extendadded_message`, a no-op attribute)
-    fixed = _fixed(_direct('messages.extend({"role": "system", "content": r} for r in memory)'))
+    fixed = _fixed(_direct_read('messages.extend({"role": "system", "content": r} for r in memory)'))
     assert 'added_messages = list({"role": "system", "content": r} for r in memory)\n' in fixed
     assert "    messages.extend(added_messages)\n" in fixed
     assert "frame.context.transform_messages(lambda current: [*current, *added_messages])" in fixed
     # a name may hold a generator too; a list display is a list already
     assert "added_messages = list(memory)\n    messages.extend(added_messages)\n" in _fixed(
-        _direct("messages.extend(memory)")
+        _direct_read("messages.extend(memory)")
     )
     assert "added_messages = [a, b]\n    messages.extend(added_messages)\n" in _fixed(
-        _direct("messages.extend([a, b])")
+        _direct_read("messages.extend([a, b])")
     )

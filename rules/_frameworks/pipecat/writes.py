@@ -238,7 +238,8 @@ def _dead_bindings(module, function, flow, call, gone, moved) -> list[ast.stmt]:
     queue = [n for g in gone for n in walk(g) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     while queue:
         name = queue.pop(0)
-        definitions = flow.by_name.get(name.id, ())
+        # in-place edits of the list are no bindings (they are reads of the name, below)
+        definitions = [d for d in flow.by_name.get(name.id, ()) if d.kills]
         if len(definitions) != 1 or isinstance(definitions[0].node, ast.arg):
             continue
         target = definitions[0].node
@@ -438,6 +439,11 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         return fx.no_fix(
             f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
         )
+    # once the write replays them, the copy is read nowhere else: its edits and its binding
+    # go (kept, the copy would be a list edited and never read: RTL007, or an unused name)
+    receivers = [statement.value.func.value for _, statement, _ in items]
+    dropped = _dead_bindings(module, function, flow, call, [written, *receivers], moved=[])
+    unread = module.index.statement_of(copy.node) in dropped
     taken = names_in(function.node)
     steps, parts, front = [], [], []
     for argument, statement, kind in items:
@@ -447,6 +453,8 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         listed = kind == "extend" and not isinstance(argument, (ast.List, ast.ListComp))
         if isinstance(argument, ast.Name) and not listed:
             name = argument.id
+            if unread:
+                steps.append(_removal(file.path_of(statement)))
         else:
             name = fresh("added_messages" if kind == "extend" else "added_message", taken)
             taken.add(name)
@@ -466,7 +474,10 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
             def bind(editor, path=path, code=code, argument=argument, use=use) -> None:
                 located = editor.locate(path)
                 editor.insert_before(located, [editor.statement(code)])
-                editor.replace_segments(located, [(argument, use)])
+                if unread:  # the edit goes, the item it added is bound in its place
+                    editor.remove(located)
+                else:
+                    editor.replace_segments(located, [(argument, use)])
 
             steps.append(bind)
         if kind == "prepend":
@@ -483,7 +494,16 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         editor.replace_segments(editor.locate(write_path), [(call, new)])
 
     steps.append(write)
+    if unread:
+        steps += [_removal(file.path_of(statement)) for statement in dropped]
     return fx.Plan("safe", "", steps)
+
+
+def _removal(path):
+    def remove(editor) -> None:
+        editor.remove(editor.locate(path))
+
+    return remove
 
 
 def _position(node: ast.AST) -> tuple[int, int]:
