@@ -11,10 +11,14 @@ the fallback runs, as it does on any failure of the tool.
 
 How: one call per fixed file, after the last pass, on the lines the fixes added or changed
 (what rtlint.fix.edits.changed_lines says differs from the original):
-- ruff: `ruff format --range START-END --stdin-filename PATH -` (ruff takes one range: from
-  the first changed line to the last), run with a timeout; ruff finds the project's
-  configuration from PATH, as it does for the file. rtlint's own `line-length`, when set,
-  is passed as `--line-length`. ruff 0.17.6 refuses `--range` twice ("cannot be used
+- ruff: `ruff format --range START-END --force-exclude --stdin-filename PATH -` (ruff takes
+  one range: from the first changed line to the last), run with a timeout; ruff finds the
+  project's configuration from PATH, as it does for the file. rtlint's own `line-length`,
+  when set, is passed as `--line-length`. A file the project excludes from formatting
+  (`exclude`, `extend-exclude`, `[format] exclude`) comes back unchanged; when nothing
+  changed though a fixed line is too long, a second process formats a misformatted line
+  under the same name, and if ruff leaves that one too, the file is excluded and gets
+  rtlint's own line breaking, as in a project without a formatter. ruff 0.17.6 refuses `--range` twice ("cannot be used
   multiple times"), so fixed regions far apart are either one process per region or one
   wide range; one wide range is kept, as cheaper: on the 1.8.8 wheel's agent_activity.py
   (5,263 lines, 6 fixed regions from line 343 to 4870) one wide range takes 19 ms, six
@@ -190,10 +194,25 @@ def _ruff(text: str, regions: list[tuple[int, int]], formatter: Formatter) -> st
     lines = split_lines(text)
     first, last = regions[0][0], regions[-1][1]
     end_column = len(lines[last - 1].rstrip("\r\n")) + 1  # codepoints, exclusive
-    args = [*command, "format", "--range", f"{first}:1-{last}:{end_column}"]
+    out = _ruff_run([*command, "format", "--range", f"{first}:1-{last}:{end_column}"], text, formatter)
+    if out != text or not any(
+        len(lines[i].rstrip("\r\n").expandtabs()) > formatter.width for a, b in regions for i in range(a - 1, b)
+    ):
+        return out
+    # nothing changed though a fixed line is too long: ruff cannot break it, or the project
+    # excludes the file from formatting (`--force-exclude`: ruff echoes an excluded file).
+    # A misformatted line under the same name tells which; an excluded file gets rtlint's
+    # own line breaking, as a project without a formatter (None: the fallback)
+    probe = "x  =  1\n"
+    return None if _ruff_run([*command, "format"], probe, formatter) == probe else out
+
+
+def _ruff_run(args: list[str], text: str, formatter: Formatter) -> str | None:
+    """What `ruff format ARGS` makes of `text` as the file `formatter.path` (the project's
+    configuration and excludes apply), or None when it fails."""
     if formatter.override:
-        args += ["--line-length", str(formatter.width)]
-    args += ["--stdin-filename", str(formatter.path), "-"]
+        args = [*args, "--line-length", str(formatter.width)]
+    args = [*args, "--force-exclude", "--stdin-filename", str(formatter.path), "-"]
     try:
         process = subprocess.run(
             args,

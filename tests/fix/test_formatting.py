@@ -121,6 +121,17 @@ def test_ruff_reads_the_projects_configuration(tmp_path: Path, ruff_on_path: Non
     assert max(len(line) for line in fixed.splitlines()) <= 60
 
 
+def test_a_file_the_project_excludes_from_ruff_gets_rtlints_own_breaking(tmp_path: Path, ruff_on_path: None) -> None:
+    # ruff is run with --force-exclude and echoes an excluded file unchanged; a second
+    # process (a misformatted line under the same name) tells that from a line it cannot break
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nline-length = 88\nextend-exclude = ["generated"]\n')
+    (tmp_path / "generated").mkdir()
+    fixed = _fix(tmp_path / "generated")
+    assert fixed == _fallback(tmp_path)
+    assert "role='user', content='hello'" in fixed  # ruff would have made the quotes double
+    assert max(len(line) for line in fixed.splitlines()) <= 88
+
+
 def test_untouched_lines_between_fixed_ones_stay(tmp_path: Path, ruff_on_path: None) -> None:
     # ruff takes one range, from the first fixed line to the last: a misformatted line between
     # them (in __init__, below the lock the fix adds there... and above the moved statements)
