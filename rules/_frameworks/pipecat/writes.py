@@ -407,8 +407,59 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
     g = module.graph(function)
     if g.precedes(call, call):
         return fx.no_fix("the write can run again (a loop), and replaying its additions would add them twice")
+    items = _additions(module, function, flow, call, written, copy)
+    if isinstance(items, fx.Plan):
+        return items
+    if not items and not extra:
+        return fx.no_fix(
+            f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
+        )
+    # once the write replays them, the copy is read nowhere else: its edits and its binding
+    # go (kept, the copy would be a list edited and never read: RTL007, or an unused name)
+    receivers = [statement.value.func.value for _, statement, _ in items]
+    dropped = _dead_bindings(module, function, flow, call, [written, *receivers], moved=[])
+    unread = module.index.statement_of(copy.node) in dropped
+    taken = names_in(function.node)
+    steps, parts, front = [], [], []
+    for argument, statement, kind in items:
+        # an `extend` of anything but a list display is read twice (the copy's edit, then the
+        # replay): an iterator (a generator, `map`, a name bound to one) would be empty the
+        # second time, so what it adds is bound as a list first
+        listed = kind == "extend" and not isinstance(argument, (ast.List, ast.ListComp))
+        if isinstance(argument, ast.Name) and not listed:
+            name = argument.id
+            if unread:
+                steps.append(_removal(file.path_of(statement)))
+        else:
+            name = fresh("added_messages" if kind == "extend" else "added_message", taken)
+            taken.add(name)
+            steps.append(_binding(file, argument, statement, name, listed, unread))
+        if kind == "prepend":
+            front.insert(0, name)  # each insert(0, ...) goes before the ones made earlier
+        else:
+            parts.append(f"*{name}" if kind == "extend" else name)
+    parts += extra
+    current = fresh("current", taken)
+    elements = ", ".join([*front, f"*{current}", *parts])
+    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [{elements}])"
+    write_path = file.path_of(module.index.statement_of(call))
+
+    def write(editor) -> None:
+        editor.replace_segments(editor.locate(write_path), [(call, new)])
+
+    steps.append(write)
+    if unread:
+        steps += [_removal(file.path_of(statement)) for statement in dropped]
+    return fx.Plan("safe", "", steps)
+
+
+def _additions(module, function, flow, call, written, copy) -> list[tuple[ast.expr, ast.stmt, str]] | fx.Plan:
+    """(the item added, its statement, "append"|"extend"|"prepend") of each edit of the copy
+    before the write, in order, or no fix: an edit that is not one addition made once on
+    every path to the write."""
+    g = module.graph(function)
     edits = sorted(_edits_between(module, function, flow, written.id, copy, call), key=lambda e: _position(e[0]))
-    items: list[tuple[ast.expr, ast.stmt, str]] = []  # (the item added, its statement, "append"|"extend"|"prepend")
+    items: list[tuple[ast.expr, ast.stmt, str]] = []
     for node, statement in edits:
         method = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
         line = node.lineno
@@ -435,68 +486,34 @@ def _direct_plan(module, function, flow, call, written, copy) -> fx.Plan:
         if not g.dominates(node, call) or g.precedes(node, node):
             return fx.no_fix(f"the edit at line {line} does not run once on every path to the write")
         items.append((node.args[-1], statement, "prepend" if method == "insert" else method))
-    if not items and not extra:
-        return fx.no_fix(
-            f"`{written.id}` is written back unchanged: the write only removes what was added meanwhile; drop it"
-        )
-    # once the write replays them, the copy is read nowhere else: its edits and its binding
-    # go (kept, the copy would be a list edited and never read: RTL007, or an unused name)
-    receivers = [statement.value.func.value for _, statement, _ in items]
-    dropped = _dead_bindings(module, function, flow, call, [written, *receivers], moved=[])
-    unread = module.index.statement_of(copy.node) in dropped
-    taken = names_in(function.node)
-    steps, parts, front = [], [], []
-    for argument, statement, kind in items:
-        # an `extend` of anything but a list display is read twice (the copy's edit, then the
-        # replay): an iterator (a generator, `map`, a name bound to one) would be empty the
-        # second time, so what it adds is bound as a list first
-        listed = kind == "extend" and not isinstance(argument, (ast.List, ast.ListComp))
-        if isinstance(argument, ast.Name) and not listed:
-            name = argument.id
-            if unread:
-                steps.append(_removal(file.path_of(statement)))
+    return items
+
+
+def _binding(file, argument: ast.expr, statement: ast.Expr, name: str, listed: bool, unread: bool):
+    """The step that binds what an edit of the copy adds to `name` before the edit (as a list
+    when `listed`); the edit then adds `name`, or goes when the copy is `unread`."""
+    prefix = f"{name} = "
+    value = file.segment(argument)
+    # a generator's text starts with a parenthesis: its own, or the call's when it is the
+    # call's only argument (then the name replacing it needs them)
+    func = statement.value.func
+    generator = isinstance(argument, ast.GeneratorExp)
+    sole = generator and (argument.lineno, argument.col_offset) == (func.end_lineno, func.end_col_offset)
+    if listed:
+        value = f"list{value}" if generator else f"list({value})"
+    code = prefix + fx.dedent_continuation(value, argument.col_offset - len(prefix)) + "\n"
+    path = file.path_of(statement)
+    use = f"({name})" if sole else name
+
+    def bind(editor) -> None:
+        located = editor.locate(path)
+        editor.insert_before(located, [editor.statement(code)])
+        if unread:  # the edit goes, the item it added is bound in its place
+            editor.remove(located)
         else:
-            name = fresh("added_messages" if kind == "extend" else "added_message", taken)
-            taken.add(name)
-            prefix = f"{name} = "
-            value = file.segment(argument)
-            # a generator's text starts with a parenthesis: its own, or the call's when it is the
-            # call's only argument (then the name replacing it needs them)
-            func = statement.value.func
-            generator = isinstance(argument, ast.GeneratorExp)
-            sole = generator and (argument.lineno, argument.col_offset) == (func.end_lineno, func.end_col_offset)
-            if listed:
-                value = f"list{value}" if generator else f"list({value})"
-            code = prefix + fx.dedent_continuation(value, argument.col_offset - len(prefix)) + "\n"
-            path = file.path_of(statement)
-            use = f"({name})" if sole else name
+            editor.replace_segments(located, [(argument, use)])
 
-            def bind(editor, path=path, code=code, argument=argument, use=use) -> None:
-                located = editor.locate(path)
-                editor.insert_before(located, [editor.statement(code)])
-                if unread:  # the edit goes, the item it added is bound in its place
-                    editor.remove(located)
-                else:
-                    editor.replace_segments(located, [(argument, use)])
-
-            steps.append(bind)
-        if kind == "prepend":
-            front.insert(0, name)  # each insert(0, ...) goes before the ones made earlier
-        else:
-            parts.append(f"*{name}" if kind == "extend" else name)
-    parts += extra
-    current = fresh("current", taken)
-    elements = ", ".join([*front, f"*{current}", *parts])
-    new = f"{file.segment(receiver)}.transform_messages(lambda {current}: [{elements}])"
-    write_path = file.path_of(module.index.statement_of(call))
-
-    def write(editor) -> None:
-        editor.replace_segments(editor.locate(write_path), [(call, new)])
-
-    steps.append(write)
-    if unread:
-        steps += [_removal(file.path_of(statement)) for statement in dropped]
-    return fx.Plan("safe", "", steps)
+    return bind
 
 
 def _removal(path):
