@@ -138,8 +138,8 @@ def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while one file is parsed, checked and fixed: its trees
     and indexes (~100,000 objects a big file) stay alive meanwhile, and every automatic
     collection walked them again (~10% of a check, ~30% of a fix, whose re-lints parse the
-    file again). Each lint frees what its analyses leave in cycles (`_lint`), the rest is
-    collected after. A pause inside another leaves it paused."""
+    file again). What the file leaves in cycles is collected after (a fix collects between
+    its re-lints: rtlint.engine.fixer._verify). A pause inside another leaves it paused."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -154,14 +154,7 @@ def _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, 
         tree = tree if tree is not None else parse(text, display_path)
     except ParseError as exc:
         return [engine_finding("RTL900", display_path, f"syntax error: {exc.message}", exc.line, exc.column)]
-    file = FileContext(display_path, text, tree, settings)
-    findings = _checked(file, rules, display_path)
-    # what the analyses left in cycles (an index and its file, closures that keep their
-    # analysis: the tree with them) is freed now, as collection is paused: only the objects
-    # made since the last collection are visited, which keeps this linear, and the re-lints
-    # of a fix do not each keep a tree until the file is done
-    del file
-    gc.collect(0)
+    findings = _checked(FileContext(display_path, text, tree, settings), rules, display_path)
     unique = {(f.line, f.column, f.code, f.message): f for f in findings}
     ordered = sorted(unique.values(), key=lambda f: f.sort_key)
     if unused_for is not None:

@@ -42,7 +42,7 @@ _COMPREHENSIONS = (ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 _NOT_EVALUATED = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Point:
     node: ast.AST  # the expression, or the AsyncFor/AsyncWith statement of a synthetic point
     unit: int
