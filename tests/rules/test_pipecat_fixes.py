@@ -183,6 +183,17 @@ def test_a_copy_read_nowhere_else_goes_with_its_edits() -> None:
     assert check_source(fixed, "example.py", config=CONFIG) == []
 
 
+def test_a_global_copy_keeps_its_binding_and_edits() -> None:
+    # the module reads a global elsewhere: the fix replays the additions and removes nothing
+    text = _direct("messages.append(z)").replace(
+        "    messages = list(frame.context.get_messages())\n",
+        "    global messages\n    messages = list(frame.context.get_messages())\n",
+    )
+    fixed = _fixed(text)
+    assert "    messages = list(frame.context.get_messages())\n" in fixed
+    assert "    messages.append(z)\n    frame.context.transform_messages(lambda current: [*current, z])\n" in fixed
+
+
 def test_a_copy_read_elsewhere_keeps_its_edits() -> None:
     fixed = _fixed(_direct_read("messages.append(z)"))
     assert "    messages = list(frame.context.get_messages())\n" in fixed

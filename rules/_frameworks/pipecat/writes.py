@@ -235,9 +235,13 @@ def _dead_bindings(module, function, flow, call, gone, moved) -> list[ast.stmt]:
     only that part's reads go with it. A binding whose value may have an effect is kept."""
     removed: set[int] = {id(n) for g in gone for n in walk(g)}
     dropped: list[ast.stmt] = []
+    # a `global` or `nonlocal` name is read outside the function too
+    shared = {name for n in walk(function.node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     queue = [n for g in gone for n in walk(g) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     while queue:
         name = queue.pop(0)
+        if name.id in shared:
+            continue
         # in-place edits of the list are no bindings (they are reads of the name, below)
         definitions = [d for d in flow.by_name.get(name.id, ()) if d.kills]
         if len(definitions) != 1 or isinstance(definitions[0].node, ast.arg):
