@@ -257,8 +257,8 @@ def fix_text(
         # without a formatter, rtlint's own line breaking is done per pass, on the regions
         # the pass rewrote, before it is verified: the re-lint that verifies it is the one
         # reported (not a second one of broken lines), and no other line is parsed again
-        fit = line_length if formatter is None else None
-        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused, fit)
+        width = line_length if formatter is None else None
+        built = _pass(wanted, current, tree, settings, by_code, one_at_a_time, refused, width)
         if isinstance(built, str):
             return failed(built)
         if isinstance(built, _Crash):  # RTL902 with the findings; the traceback when debugging

@@ -18,11 +18,12 @@ How: one call per fixed file, after the last pass, on the lines the fixes added 
   (`exclude`, `extend-exclude`, `[format] exclude`) comes back unchanged; when nothing
   changed though a fixed line is too long, a second process formats a misformatted line
   under the same name, and if ruff leaves that one too, the file is excluded and gets
-  rtlint's own line breaking, as in a project without a formatter. ruff 0.17.6 refuses `--range` twice ("cannot be used
-  multiple times"), so fixed regions far apart are either one process per region or one
-  wide range; one wide range is kept, as cheaper: on the 1.8.8 wheel's agent_activity.py
-  (5,263 lines, 6 fixed regions from line 343 to 4870) one wide range takes 19 ms, six
-  processes 99 ms (median of 5; ruff formats the file in a few ms, a process costs ~15 ms).
+  rtlint's own line breaking, as in a project without a formatter. ruff 0.17.6 refuses
+  `--range` twice ("cannot be used multiple times"), so fixed regions far apart are either
+  one process per region or one wide range; one wide range is kept, as cheaper: on the
+  1.8.8 wheel's agent_activity.py (5,263 lines, 6 fixed regions from line 343 to 4870) one
+  wide range takes 19 ms, six processes 99 ms (median of 5; ruff formats the file in a few
+  ms, a process costs ~15 ms).
 - black: `black.format_str(text, mode=..., lines=[(start, end), ...])` with the settings of
   the nearest `[tool.black]` (line-length, skip-string-normalization,
   skip-magic-trailing-comma, target-version, preview) and `.pyi` mode for stubs. black
