@@ -110,6 +110,15 @@ class FileContext:
             self._memo[key] = compute()
         return self._memo[key]
 
+    def release(self) -> None:
+        """Forget the memoised analyses, once every rule has run. An analysis refers to the
+        file that memoises it (an index keeps its file), so without this the whole file's
+        analyses and tree form cycles that only the cyclic collector frees; a big file's
+        collection then visits a million objects (a fifth of checking 100,000 lines). Freed
+        here, they go by reference counting. A later `memo` computes again."""
+        self._memo.clear()
+        self._paths = None
+
     def path_of(self, stmt: ast.stmt) -> StatementPath:
         if self._paths is None:
             self._paths = {}

@@ -154,7 +154,11 @@ def _lint(text, display_path, rules, settings, honour_noqa, parse_always, tree, 
         tree = tree if tree is not None else parse(text, display_path)
     except ParseError as exc:
         return [engine_finding("RTL900", display_path, f"syntax error: {exc.message}", exc.line, exc.column)]
-    findings = _checked(FileContext(display_path, text, tree, settings), rules, display_path)
+    file = FileContext(display_path, text, tree, settings)
+    try:
+        findings = _checked(file, rules, display_path)
+    finally:
+        file.release()
     unique = {(f.line, f.column, f.code, f.message): f for f in findings}
     ordered = sorted(unique.values(), key=lambda f: f.sort_key)
     if unused_for is not None:

@@ -39,27 +39,28 @@ def leaving_blocks(file: FileContext, body: list[ast.stmt], region: StatementPat
     outside the region. Innermost blocks first, the body last."""
     found: list[StatementPath] = []
     region_stmt = statement_at(file.tree, region) if region else None
-
-    def visit(block: list[ast.stmt]) -> None:
-        leaves_here = False
-        for stmt in block:
-            if isinstance(stmt, (ast.Return, ast.Raise)):
-                leaves_here = True
-            elif isinstance(stmt, (ast.Continue, ast.Break)) and not _loop_inside(file, stmt, region_stmt):
-                leaves_here = True
-            if isinstance(stmt, (*FunctionNode, ast.ClassDef)):
-                continue
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    visit(inner)
-            for part in [*(getattr(stmt, "handlers", None) or ()), *(getattr(stmt, "cases", None) or ())]:
-                visit(part.body)
-        if leaves_here:
-            found.append(file.path_of(block[0]))
-
-    visit(body)
+    _visit(file, region_stmt, body, found)
     return found
+
+
+def _visit(file: FileContext, region_stmt: ast.stmt | None, block: list[ast.stmt], found: list[StatementPath]) -> None:
+    # a module function, not a closure that calls itself: that would be a cycle holding `file`
+    leaves_here = False
+    for stmt in block:
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            leaves_here = True
+        elif isinstance(stmt, (ast.Continue, ast.Break)) and not _loop_inside(file, stmt, region_stmt):
+            leaves_here = True
+        if isinstance(stmt, (*FunctionNode, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _visit(file, region_stmt, inner, found)
+        for part in [*(getattr(stmt, "handlers", None) or ()), *(getattr(stmt, "cases", None) or ())]:
+            _visit(file, region_stmt, part.body, found)
+    if leaves_here:
+        found.append(file.path_of(block[0]))
 
 
 def _loop_inside(file: FileContext, stmt: ast.stmt, region: ast.stmt | None) -> bool:

@@ -90,13 +90,16 @@ def snippet(file: FileContext, node: ast.AST, limit: int = 60) -> str:
 
 
 def walk_function(node: ast.AST) -> list[ast.AST]:
-    """Nodes of a function body (or of any node), not entering nested functions, classes or
-    lambdas, in pre-order. Kept on the node: rules ask for the same body many times (the
-    list lives as long as the tree, which no rule changes)."""
-    cached = node.__dict__.get("_rtlint_body")
-    if cached is None:
-        cached = node._rtlint_body = _walk_function(node)  # type: ignore[attr-defined]
-    return cached
+    """Nodes of a function body (or of any node, itself first), not entering nested
+    functions, classes or lambdas, in pre-order. Kept on the node: rules ask for the same
+    body many times (the list lives as long as the tree, which no rule changes). What is
+    kept never holds the node itself: that would make a cycle, which only the cyclic
+    collector frees, on every node asked about (a big file's whole tree, at the end)."""
+    below = node.__dict__.get("_rtlint_body")
+    if below is None:
+        found = _walk_function(node)
+        below = node._rtlint_body = found if isinstance(node, FunctionNode) else found[1:]  # type: ignore[attr-defined]
+    return below if isinstance(node, FunctionNode) else [node, *below]
 
 
 def _walk_function(node: ast.AST) -> list[ast.AST]:

@@ -50,6 +50,31 @@ def test_a_lint_keeps_nothing_of_its_tree_alive(ruleset, collector_off) -> None:
     assert kept() is None
 
 
+# three cases of each rule's, its invalid ones first: every framework's analyses run
+FIXTURES = [
+    path
+    for folder in sorted((Path(__file__).resolve().parents[2] / "fixtures").glob("RTL*"))
+    for path in sorted(folder.glob("*.py"), key=lambda p: (p.name.startswith("clean"), ".fixed" in p.name, p.name))[:3]
+]
+
+
+def test_a_lint_leaves_no_cycles_to_the_collector(ruleset, collector_off) -> None:
+    # its analyses are released at the end (FileContext.release) and the lists kept on
+    # nodes never hold the node itself (index.walk_function): a big file's tree and
+    # analyses are freed by reference counts, not by a collection that visits them all
+    assert len(FIXTURES) >= 30
+    lint_text(EXAMPLE.read_text(), "warm.py", ruleset.rules, ruleset.settings)  # imports and caches
+    gc.collect()
+    leftover = {}
+    for path in FIXTURES:
+        text = path.read_text(encoding="utf-8")
+        lint_text(text, path.name, ruleset.rules, ruleset.settings, parse_always=True)
+        cycles = gc.collect()
+        if cycles:
+            leftover[path.name] = cycles
+    assert leftover == {}
+
+
 def test_a_fix_keeps_no_tree_of_its_re_lints(ruleset, collector_off, monkeypatch) -> None:
     text = EXAMPLE.read_text()
     trees: list[weakref.ref] = []

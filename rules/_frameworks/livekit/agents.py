@@ -66,8 +66,6 @@ class Agents:
 
     def _init_agents(self) -> None:
         self.context_snapshots: dict[int, ContextSnapshot] = {}  # key id(node) -> snapshot
-        self._agent_flows: dict[int, ValueFlow] = {}
-        self._flows: dict[int, ValueFlow] = {}
         self._calls: dict[int, list[ast.Call]] = {}
         self._agent_classes_found: set[int] | None = None
         self._agent_class_names: set[str] | None = None
@@ -168,13 +166,15 @@ class Agents:
 
         return sources
 
+    # A flow's sources are closures over this object: the flows are memoised on the file, not
+    # kept here, so that they and this object are freed with the file's analyses, by
+    # reference counts (FileContext.release), instead of making a cycle with it.
     def agent_flow(self, function: Function) -> ValueFlow:
-        if id(function.node) not in self._agent_flows:
+        def compute() -> ValueFlow:
             outer = self.agent_flow(function.outer) if function.outer else None
-            self._agent_flows[id(function.node)] = ValueFlow(
-                self.graph(function), function.node, self._agent_source(function), outer=outer
-            )
-        return self._agent_flows[id(function.node)]
+            return ValueFlow(self.graph(function), function.node, self._agent_source(function), outer=outer)
+
+        return self.file.memo(("livekit.agent_flow", id(function.node)), compute)
 
     def is_agent(self, expr: ast.AST, function: Function) -> bool:
         """By the expression's own name where that decides it (an attribute, `self`, a
@@ -292,12 +292,13 @@ class Agents:
     def snapshot_flow(self, function: Function) -> ValueFlow:
         """Which snapshots a value carries (a copy, `_summarize`, `truncate` or `merge` of a
         snapshot is still that snapshot's content)."""
-        if id(function.node) not in self._flows:
+
+        def compute() -> ValueFlow:
             outer = self.snapshot_flow(function.outer) if function.outer else None
-            self._flows[id(function.node)] = ValueFlow(
-                self.graph(function), function.node, self._snapshot_source(function), SNAPSHOT_FLOW, outer=outer
-            )
-        return self._flows[id(function.node)]
+            source = self._snapshot_source(function)
+            return ValueFlow(self.graph(function), function.node, source, SNAPSHOT_FLOW, outer=outer)
+
+        return self.file.memo(("livekit.snapshot_flow", id(function.node)), compute)
 
     # -- write-backs ----------------------------------------------------------------------
     def write_backs(self, function: Function) -> Iterator[tuple[ast.Call, ast.expr, ast.expr]]:

@@ -235,7 +235,6 @@ class Module:
         self.file = file
         self.vocabulary = Vocabulary.from_settings(file.settings)
         self.index: Index = index(file)
-        self._flows: dict[int, AliasFlow] = {}
         self._calls: dict[int, list[ast.Call]] = {}
         self._reads: dict[int, bool] = {}
 
@@ -250,10 +249,11 @@ class Module:
 
     # -- live lists and copies -------------------------------------------------------------
     def flow(self, function: Function) -> AliasFlow:
-        key = id(function.node)
-        if key not in self._flows:
+        # memoised on the file, not kept here: a flow calls back into this object, and the
+        # two would make a cycle that outlives the file's analyses (FileContext.release)
+        def compute() -> AliasFlow:
             outer = self.flow(function.outer) if function.outer else None
-            self._flows[key] = AliasFlow(
+            return AliasFlow(
                 self.graph(function),
                 function.node,
                 lists=self._lists,
@@ -262,7 +262,8 @@ class Module:
                 shares=self._shares,
                 outer=outer,
             )
-        return self._flows[key]
+
+        return self.file.memo(("pipecat.flow", id(function.node)), compute)
 
     def reads_messages(self, function: Function) -> bool:
         """The function, or one it is nested in, reads a context's messages (an expression
