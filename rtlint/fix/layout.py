@@ -98,13 +98,13 @@ def reindent(text: str, old: str, new: str) -> str:
     # only a string over several lines makes a line verbatim, and one needs a triple quote or
     # a backslash before its line break: without them the tokenizer (a sixth of a JSON
     # report's time on a file of fixable findings) is not needed
-    verbatim = None
+    verbatim: set[int] = set()
     if '"""' in text or "'''" in text or "\\" in text:
-        verbatim = [kind == "verbatim" for kind, _ in line_kinds(text, len(lines))]
+        verbatim = {row for row, (kind, _) in enumerate(line_kinds(text, len(lines))) if kind == "verbatim"}
     out = []
     for row, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        if (verbatim is not None and verbatim[row]) or not body.strip() or not body.startswith(old):
+        if row in verbatim or not body.strip() or not body.startswith(old):
             out.append(line)
         else:
             out.append(new + line[len(old) :])
